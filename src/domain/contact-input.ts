@@ -1,0 +1,96 @@
+import { CONTACT_TEXT_FIELDS, IMPORTABLE_FIELDS, type ContactInput, type ContactValues } from './contact.js';
+import { InputError } from './errors.js';
+import { isUuid } from './ids.js';
+import { parseIsoDateTime } from './timestamps.js';
+
+export const MAX_TEXT_LENGTH = 65_536;
+const TEXT_FIELDS = [...CONTACT_TEXT_FIELDS, 'source', 'birthday'] as const;
+const NULLABLE_DATE_TIME_FIELDS = ['enriched_at', 'researched_at'] as const;
+const REQUIRED_DATE_TIME_FIELDS = ['created_at', 'updated_at'] as const;
+const OBJECT_FIELDS = ['enrichment', 'research_data'] as const;
+
+/**
+ * Validates one import record. Fields the record leaves out stay out of `values`; null and blank values
+ * are given as null. Throws InputError naming the field; the caller adds where the record is.
+ */
+export function normalizeContactInput(raw: unknown): ContactInput {
+  if (!isPlainObject(raw)) throw new InputError('expected an object of contact fields');
+  for (const field of Object.keys(raw)) {
+    if (!(IMPORTABLE_FIELDS as readonly string[]).includes(field)) {
+      throw new InputError(`unknown field "${field}"`);
+    }
+  }
+  const values: Partial<Record<keyof ContactValues, unknown>> = {};
+  const given = (field: string): boolean => raw[field] !== undefined;
+  for (const field of TEXT_FIELDS) if (given(field)) values[field] = readText(raw, field);
+  for (const field of NULLABLE_DATE_TIME_FIELDS) if (given(field)) values[field] = readDateTime(raw, field);
+  for (const field of REQUIRED_DATE_TIME_FIELDS) {
+    const value = readDateTime(raw, field);
+    if (value !== null) values[field] = value;
+  }
+  for (const field of OBJECT_FIELDS) if (given(field)) values[field] = readObject(raw, field);
+  if (given('tags')) values.tags = readTags(raw);
+  return { id: readId(raw), values: values as Partial<ContactValues> };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function readText(raw: Record<string, unknown>, field: string): string | null {
+  const value = raw[field];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw new InputError(`field "${field}" must be a string or null`);
+  if (value.includes('\u0000')) throw new InputError(`field "${field}" must not contain NUL characters`);
+  if (value.length > MAX_TEXT_LENGTH) {
+    throw new InputError(`field "${field}" is longer than ${MAX_TEXT_LENGTH} characters`);
+  }
+  const trimmed = value.trim();
+  return trimmed === '' ? null : trimmed;
+}
+
+function readId(raw: Record<string, unknown>): string | null {
+  const id = readText(raw, 'id');
+  if (id === null) return null;
+  if (!isUuid(id)) throw new InputError(`field "id" must be a UUID; got "${id}"`);
+  return id.toLowerCase();
+}
+
+function readDateTime(raw: Record<string, unknown>, field: string): string | null {
+  const text = readText(raw, field);
+  if (text === null) return null;
+  const iso = parseIsoDateTime(text);
+  if (iso === null) {
+    throw new InputError(`field "${field}" must be an ISO 8601 date-time with a time zone; got "${text}"`);
+  }
+  return iso;
+}
+
+function readObject(raw: Record<string, unknown>, field: string): Record<string, unknown> | null {
+  const value = raw[field];
+  if (value === null) return null;
+  if (!isPlainObject(value)) throw new InputError(`field "${field}" must be an object or null`);
+  return value;
+}
+
+function readTags(raw: Record<string, unknown>): string[] | null {
+  const value = raw.tags;
+  if (value === null) return null;
+  if (!Array.isArray(value) || value.some((tag) => typeof tag !== 'string')) {
+    throw new InputError('field "tags" must be an array of strings or null');
+  }
+  const tags = (value as string[]).map((tag) => tag.trim()).filter((tag) => tag.length > 0);
+  if (tags.some((tag) => tag.includes('\u0000'))) throw new InputError('field "tags" must not contain NUL characters');
+  return [...new Set(tags)];
+}
+
+/** Refuses an import that names the same contact id twice; only one of them could win. */
+export function assertUniqueIds(records: readonly { label: string; contact: ContactInput }[]): void {
+  const seen = new Map<string, string>();
+  for (const { label, contact } of records) {
+    if (contact.id === null) continue;
+    const first = seen.get(contact.id);
+    if (first !== undefined) throw new InputError(`${label}: id ${contact.id} already appears at ${first}`);
+    seen.set(contact.id, label);
+  }
+}

@@ -1,0 +1,15 @@
+import { InputError } from './errors.js';
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const MAX_MS = 100 * 365 * UNIT_MS.d;
+
+/** Parses a duration such as `30s`, `15m`, `12h` or `90d` into milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+)([smhd])$/.exec(text.trim());
+  const amount = match ? Number(match[1]) : Number.NaN;
+  const ms = match ? amount * UNIT_MS[match[2] as keyof typeof UNIT_MS] : Number.NaN;
+  if (!Number.isSafeInteger(ms) || ms <= 0 || ms > MAX_MS) {
+    throw new InputError(`Invalid duration "${text}"; use a positive number followed by s, m, h or d (e.g. 30s, 90d)`);
+  }
+  return ms;
+}

@@ -1,0 +1,31 @@
+import { InputError } from './errors.js';
+
+/** What the merge rule needs to know of a contact, read within the owner's scope. */
+export interface MergeCandidate {
+  id: string;
+  is_self: boolean;
+  merged_into: string | null;
+}
+
+/**
+ * Soft-merging marks `duplicate` as merged into `survivor`. Both must be listable contacts of the
+ * same owner; the lookups that produced the candidates were owner-scoped, so another owner's contact is absent.
+ */
+export function assertMergeAllowed(
+  duplicateId: string,
+  survivorId: string,
+  duplicate: MergeCandidate | undefined,
+  survivor: MergeCandidate | undefined,
+): void {
+  if (duplicateId === survivorId) throw new InputError('A contact cannot be merged into itself');
+  assertListable(duplicateId, duplicate, 'merged');
+  assertListable(survivorId, survivor, 'merged into');
+}
+
+function assertListable(id: string, contact: MergeCandidate | undefined, role: string): void {
+  if (!contact) throw new InputError(`Contact ${id} is not one of this user's contacts`);
+  if (contact.is_self) throw new InputError(`Contact ${id} is the user's own self contact and cannot be ${role}`);
+  if (contact.merged_into !== null) {
+    throw new InputError(`Contact ${id} is already merged into ${contact.merged_into} and cannot be ${role}`);
+  }
+}

@@ -1,0 +1,31 @@
+import { resolve } from 'node:path';
+import type { Store } from './store.js';
+
+export const DEFAULT_SQLITE_PATH = './data/contacts.db';
+
+export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+/**
+ * Reads DATABASE_URL: unset or empty → SQLite at ./data/contacts.db; `file:PATH` → SQLite at PATH;
+ * `postgres://` or `postgresql://` → PostgreSQL. Anything else is refused.
+ */
+export function parseDatabaseUrl(url: string | undefined): DatabaseTarget {
+  if (url === undefined || url.trim() === '') return { kind: 'sqlite', path: resolve(DEFAULT_SQLITE_PATH) };
+  if (url.startsWith('file:')) {
+    const path = url.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path === '') throw new Error('DATABASE_URL "file:" needs a path, e.g. file:./data/contacts.db');
+    return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', url };
+  throw new Error('DATABASE_URL must be file:PATH, postgres://… or postgresql://…');
+}
+
+/** Opens the store the target names; each driver is loaded only when used. */
+export async function openStore(target: DatabaseTarget): Promise<Store> {
+  if (target.kind === 'sqlite') {
+    const { openSqliteStore } = await import('./sqlite/sqlite-store.js');
+    return openSqliteStore(target.path);
+  }
+  const { openPostgresStore } = await import('./postgres/postgres-store.js');
+  return openPostgresStore(target.url);
+}

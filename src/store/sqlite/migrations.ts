@@ -1,0 +1,64 @@
+import type { Migration } from '../migration.js';
+
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'users, contacts and api keys',
+    sql: `
+      CREATE TABLE users (
+        id          TEXT PRIMARY KEY,
+        email       TEXT NOT NULL,
+        name        TEXT,
+        plan        TEXT NOT NULL CHECK (plan IN ('free', 'pro')),
+        created_at  TEXT NOT NULL,
+        updated_at  TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX users_email_unique ON users (lower(email));
+
+      CREATE TABLE contacts (
+        id             TEXT PRIMARY KEY,
+        owner_id       TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        is_self        INTEGER NOT NULL DEFAULT 0 CHECK (is_self IN (0, 1)),
+        merged_into    TEXT,
+        name           TEXT,
+        email          TEXT,
+        phone          TEXT,
+        company        TEXT,
+        title          TEXT,
+        school         TEXT,
+        linkedin_url   TEXT,
+        location       TEXT,
+        description    TEXT,
+        tags           TEXT CHECK (tags IS NULL OR json_type(tags) = 'array'),
+        enrichment     TEXT CHECK (enrichment IS NULL OR json_type(enrichment) = 'object'),
+        enriched_at    TEXT,
+        source         TEXT,
+        birthday       TEXT,
+        research_data  TEXT CHECK (research_data IS NULL OR json_type(research_data) = 'object'),
+        researched_at  TEXT,
+        created_at     TEXT NOT NULL,
+        updated_at     TEXT NOT NULL,
+        UNIQUE (owner_id, id),
+        -- A contact can only be merged into a contact of the same owner.
+        FOREIGN KEY (owner_id, merged_into) REFERENCES contacts (owner_id, id),
+        CHECK (merged_into IS NULL OR merged_into <> id)
+      );
+      CREATE INDEX contacts_listable ON contacts (owner_id, created_at, id) WHERE merged_into IS NULL AND is_self = 0;
+      CREATE UNIQUE INDEX contacts_one_self_row ON contacts (owner_id) WHERE is_self = 1;
+      CREATE INDEX contacts_merged_into ON contacts (owner_id, merged_into) WHERE merged_into IS NOT NULL;
+
+      CREATE TABLE api_keys (
+        id            TEXT PRIMARY KEY,
+        owner_id      TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        label         TEXT,
+        scopes        TEXT NOT NULL CHECK (json_type(scopes) = 'array'),
+        secret_hash   TEXT NOT NULL UNIQUE,
+        created_at    TEXT NOT NULL,
+        expires_at    TEXT,
+        last_used_at  TEXT,
+        revoked_at    TEXT
+      );
+      CREATE INDEX api_keys_owner ON api_keys (owner_id, created_at);
+    `,
+  },
+];

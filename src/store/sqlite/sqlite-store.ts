@@ -1,0 +1,273 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { ContactValues } from '../../domain/contact.js';
+import { InputError, NotFoundError } from '../../domain/errors.js';
+import { isUuid, newId } from '../../domain/ids.js';
+import { assertMergeAllowed, type MergeCandidate } from '../../domain/merge.js';
+import type { PageRequest } from '../../domain/pagination.js';
+import type { Plan } from '../../domain/plan.js';
+import type { Scope } from '../../domain/scopes.js';
+import { CONTACT_COLUMNS, CONTACT_VALUE_COLUMNS, contactFromRow, type ContactRow } from '../contact-row.js';
+import { planContactWrite, type ExistingContact } from '../import-plan.js';
+import { pendingMigrations } from '../migration.js';
+import type {
+  ApiKeyRecord,
+  ContactPage,
+  ContactStore,
+  ImportRecord,
+  KeyStore,
+  KeyWithOwner,
+  NewApiKey,
+  NewUser,
+  Store,
+  User,
+  UserStore,
+} from '../store.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+
+type Row = Record<string, unknown>;
+const JSON_COLUMNS = new Set(['tags', 'enrichment', 'research_data']);
+const LISTABLE = 'owner_id = ? AND merged_into IS NULL AND is_self = 0';
+const USER_COLUMNS = 'id, email, name, plan, created_at';
+const KEY_COLUMNS = 'id, owner_id, label, scopes, created_at, expires_at, last_used_at, revoked_at';
+
+/** Opens (creating if needed) the SQLite database at `path`, in WAL mode. */
+export function openSqliteStore(path: string): Store {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  return new SqliteStore(db);
+}
+
+class SqliteStore implements Store {
+  readonly kind = 'sqlite';
+  readonly users: UserStore;
+  readonly keys: KeyStore;
+  readonly contacts: ContactStore;
+
+  constructor(private readonly db: Database.Database) {
+    this.users = new SqliteUserStore(db);
+    this.keys = new SqliteKeyStore(db);
+    this.contacts = new SqliteContactStore(db);
+  }
+
+  async migrate(): Promise<number[]> {
+    const apply = this.db.transaction(() => {
+      this.db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+      const rows = this.db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[];
+      const pending = pendingMigrations(SQLITE_MIGRATIONS, new Set(rows.map((row) => row.version)));
+      for (const migration of pending) {
+        this.db.exec(migration.sql);
+        this.db
+          .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+          .run(migration.version, migration.name, new Date().toISOString());
+      }
+      return pending.map((migration) => migration.version);
+    });
+    // IMMEDIATE takes the write lock first, so two processes migrating at once run one after the other.
+    return apply.immediate();
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
+
+class SqliteUserStore implements UserStore {
+  constructor(private readonly db: Database.Database) {}
+
+  async create(user: NewUser): Promise<User> {
+    const now = new Date().toISOString();
+    const created: User = { id: newId(), email: user.email, name: user.name, plan: user.plan, created_at: now };
+    const insert = this.db.transaction(() => {
+      this.db
+        .prepare('INSERT INTO users (id, email, name, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(created.id, created.email, created.name, created.plan, now, now);
+      this.db
+        .prepare(
+          `INSERT INTO contacts (id, owner_id, is_self, name, email, created_at, updated_at)
+           VALUES (?, ?, 1, ?, ?, ?, ?)`,
+        )
+        .run(newId(), created.id, created.name, created.email, now, now);
+    });
+    try {
+      insert.immediate();
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw new InputError(`A user with email ${user.email} already exists`);
+      }
+      throw error;
+    }
+    return created;
+  }
+
+  async find(idOrEmail: string): Promise<User | null> {
+    const row = isUuid(idOrEmail)
+      ? this.db.prepare(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`).get(idOrEmail.toLowerCase())
+      : this.db.prepare(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower(?)`).get(idOrEmail);
+    return (row as User | undefined) ?? null;
+  }
+
+  async setPlan(userId: string, plan: Plan): Promise<User> {
+    const row = this.db
+      .prepare(`UPDATE users SET plan = ?, updated_at = ? WHERE id = ? RETURNING ${USER_COLUMNS}`)
+      .get(plan, new Date().toISOString(), userId);
+    if (!row) throw new NotFoundError(`No user with id ${userId}`);
+    return row as User;
+  }
+}
+
+class SqliteKeyStore implements KeyStore {
+  private readonly byHash: Database.Statement;
+  private readonly touchStatement: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.byHash = db.prepare(
+      `SELECT k.id, k.owner_id, k.label, k.scopes, k.created_at, k.expires_at, k.last_used_at, k.revoked_at,
+              u.plan AS owner_plan
+       FROM api_keys k JOIN users u ON u.id = k.owner_id
+       WHERE k.secret_hash = ?`,
+    );
+    this.touchStatement = db.prepare(
+      'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)',
+    );
+  }
+
+  async create(key: NewApiKey): Promise<ApiKeyRecord> {
+    const row = this.db
+      .prepare(
+        `INSERT INTO api_keys (id, owner_id, label, scopes, secret_hash, created_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${KEY_COLUMNS}`,
+      )
+      .get(newId(), key.ownerId, key.label, JSON.stringify(key.scopes), key.secretHash, new Date().toISOString(), key.expiresAt);
+    return keyFromRow(row as Row);
+  }
+
+  async listForOwner(ownerId: string): Promise<ApiKeyRecord[]> {
+    const rows = this.db
+      .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE owner_id = ? ORDER BY created_at, id`)
+      .all(ownerId) as Row[];
+    return rows.map(keyFromRow);
+  }
+
+  async revoke(keyId: string): Promise<ApiKeyRecord | null> {
+    const row = this.db
+      .prepare(
+        `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${KEY_COLUMNS}`,
+      )
+      .get(new Date().toISOString(), keyId.toLowerCase());
+    return row ? keyFromRow(row as Row) : null;
+  }
+
+  async findByHash(secretHash: string): Promise<KeyWithOwner | null> {
+    const row = this.byHash.get(secretHash) as Row | undefined;
+    return row ? { key: keyFromRow(row), ownerPlan: row.owner_plan as Plan } : null;
+  }
+
+  async touch(keyId: string, usedAt: string, unlessUsedAfter: string): Promise<void> {
+    this.touchStatement.run(usedAt, keyId, unlessUsedAfter);
+  }
+}
+
+function keyFromRow(row: Row): ApiKeyRecord {
+  return {
+    id: row.id as string,
+    owner_id: row.owner_id as string,
+    label: row.label as string | null,
+    scopes: JSON.parse(row.scopes as string) as Scope[],
+    created_at: row.created_at as string,
+    expires_at: row.expires_at as string | null,
+    last_used_at: row.last_used_at as string | null,
+    revoked_at: row.revoked_at as string | null,
+  };
+}
+
+class SqliteContactStore implements ContactStore {
+  private readonly pageStatement: Database.Statement;
+  private readonly countStatement: Database.Statement;
+  private readonly readPage: (ownerId: string, page: PageRequest) => ContactPage;
+
+  constructor(private readonly db: Database.Database) {
+    this.pageStatement = db.prepare(
+      `SELECT ${CONTACT_COLUMNS.join(', ')} FROM contacts WHERE ${LISTABLE}
+       ORDER BY created_at, id LIMIT ? OFFSET ?`,
+    );
+    this.countStatement = db.prepare(`SELECT count(*) AS total FROM contacts WHERE ${LISTABLE}`).pluck();
+    // One read transaction: the page and the total come from the same snapshot.
+    this.readPage = db.transaction((ownerId: string, page: PageRequest) => ({
+      contacts: (this.pageStatement.all(ownerId, page.limit, page.offset) as Row[]).map(decodeContact),
+      total: this.countStatement.get(ownerId) as number,
+    }));
+  }
+
+  async listPage(ownerId: string, page: PageRequest): Promise<ContactPage> {
+    return this.readPage(ownerId, page);
+  }
+
+  async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<number> {
+    const now = new Date().toISOString();
+    const findExisting = this.db.prepare('SELECT owner_id, is_self FROM contacts WHERE id = ?');
+    const insert = this.db.prepare(
+      `INSERT INTO contacts (id, owner_id, ${CONTACT_VALUE_COLUMNS.join(', ')})
+       VALUES (?, ?, ${CONTACT_VALUE_COLUMNS.map(() => '?').join(', ')})`,
+    );
+    const updates = new Map<string, Database.Statement>();
+    const run = this.db.transaction(() => {
+      for (const record of records) {
+        const found = record.contact.id === null ? undefined : (findExisting.get(record.contact.id) as Row | undefined);
+        const existing: ExistingContact | undefined = found && {
+          owner_id: found.owner_id as string,
+          is_self: found.is_self === 1,
+        };
+        const write = planContactWrite(ownerId, record, existing, now);
+        if (write.kind === 'insert') {
+          insert.run(write.id, ownerId, ...CONTACT_VALUE_COLUMNS.map((column) => encodeValue(column, write.values[column])));
+          continue;
+        }
+        const columns = CONTACT_VALUE_COLUMNS.filter((column) => column in write.values);
+        const sql = `UPDATE contacts SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE id = ? AND owner_id = ?`;
+        const update = updates.get(sql) ?? this.db.prepare(sql);
+        updates.set(sql, update);
+        update.run(...columns.map((column) => encodeValue(column, write.values[column])), write.id, ownerId);
+      }
+    });
+    run.immediate();
+    return records.length;
+  }
+
+  async merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void> {
+    const find = this.db.prepare('SELECT id, is_self, merged_into FROM contacts WHERE owner_id = ? AND id = ?');
+    const candidate = (id: string): MergeCandidate | undefined => {
+      const row = isUuid(id) ? (find.get(ownerId, id.toLowerCase()) as Row | undefined) : undefined;
+      return row && { id: row.id as string, is_self: row.is_self === 1, merged_into: row.merged_into as string | null };
+    };
+    const run = this.db.transaction(() => {
+      const duplicate = candidate(duplicateId);
+      const survivor = candidate(survivorId);
+      assertMergeAllowed(duplicateId, survivorId, duplicate, survivor);
+      const now = new Date().toISOString();
+      // Contacts merged earlier into the duplicate follow it to the survivor, so chains stay one step long.
+      this.db
+        .prepare('UPDATE contacts SET merged_into = ?, updated_at = ? WHERE owner_id = ? AND (id = ? OR merged_into = ?)')
+        .run(survivor!.id, now, ownerId, duplicate!.id, duplicate!.id);
+    });
+    run.immediate();
+  }
+}
+
+function encodeValue(column: keyof ContactValues, value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  return JSON_COLUMNS.has(column) ? JSON.stringify(value) : value;
+}
+
+function decodeContact(row: Row): ReturnType<typeof contactFromRow> {
+  for (const column of JSON_COLUMNS) {
+    if (row[column] !== null) row[column] = JSON.parse(row[column] as string);
+  }
+  return contactFromRow(row as ContactRow);
+}
