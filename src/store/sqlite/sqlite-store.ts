@@ -27,6 +27,22 @@ import type {
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
 type Row = Record<string, unknown>;
+
+/** Statements are prepared on first use (after migrations have created the tables) and then reused. */
+class Statements {
+  private readonly cache = new Map<string, Database.Statement>();
+  constructor(readonly db: Database.Database) {}
+
+  get(sql: string): Database.Statement {
+    let statement = this.cache.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.cache.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
 const JSON_COLUMNS = new Set(['tags', 'enrichment', 'research_data']);
 const LISTABLE = 'owner_id = ? AND merged_into IS NULL AND is_self = 0';
 const USER_COLUMNS = 'id, email, name, plan, created_at';
@@ -50,9 +66,10 @@ class SqliteStore implements Store {
   readonly contacts: ContactStore;
 
   constructor(private readonly db: Database.Database) {
-    this.users = new SqliteUserStore(db);
-    this.keys = new SqliteKeyStore(db);
-    this.contacts = new SqliteContactStore(db);
+    const statements = new Statements(db);
+    this.users = new SqliteUserStore(statements);
+    this.keys = new SqliteKeyStore(statements);
+    this.contacts = new SqliteContactStore(statements);
   }
 
   async migrate(): Promise<number[]> {
@@ -79,17 +96,17 @@ class SqliteStore implements Store {
 }
 
 class SqliteUserStore implements UserStore {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly statements: Statements) {}
 
   async create(user: NewUser): Promise<User> {
     const now = new Date().toISOString();
     const created: User = { id: newId(), email: user.email, name: user.name, plan: user.plan, created_at: now };
-    const insert = this.db.transaction(() => {
-      this.db
-        .prepare('INSERT INTO users (id, email, name, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+    const insert = this.statements.db.transaction(() => {
+      this.statements
+        .get('INSERT INTO users (id, email, name, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
         .run(created.id, created.email, created.name, created.plan, now, now);
-      this.db
-        .prepare(
+      this.statements
+        .get(
           `INSERT INTO contacts (id, owner_id, is_self, name, email, created_at, updated_at)
            VALUES (?, ?, 1, ?, ?, ?, ?)`,
         )
@@ -108,14 +125,14 @@ class SqliteUserStore implements UserStore {
 
   async find(idOrEmail: string): Promise<User | null> {
     const row = isUuid(idOrEmail)
-      ? this.db.prepare(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`).get(idOrEmail.toLowerCase())
-      : this.db.prepare(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower(?)`).get(idOrEmail);
+      ? this.statements.get(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`).get(idOrEmail.toLowerCase())
+      : this.statements.get(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower(?)`).get(idOrEmail);
     return (row as User | undefined) ?? null;
   }
 
   async setPlan(userId: string, plan: Plan): Promise<User> {
-    const row = this.db
-      .prepare(`UPDATE users SET plan = ?, updated_at = ? WHERE id = ? RETURNING ${USER_COLUMNS}`)
+    const row = this.statements
+      .get(`UPDATE users SET plan = ?, updated_at = ? WHERE id = ? RETURNING ${USER_COLUMNS}`)
       .get(plan, new Date().toISOString(), userId);
     if (!row) throw new NotFoundError(`No user with id ${userId}`);
     return row as User;
@@ -123,24 +140,11 @@ class SqliteUserStore implements UserStore {
 }
 
 class SqliteKeyStore implements KeyStore {
-  private readonly byHash: Database.Statement;
-  private readonly touchStatement: Database.Statement;
-
-  constructor(private readonly db: Database.Database) {
-    this.byHash = db.prepare(
-      `SELECT k.id, k.owner_id, k.label, k.scopes, k.created_at, k.expires_at, k.last_used_at, k.revoked_at,
-              u.plan AS owner_plan
-       FROM api_keys k JOIN users u ON u.id = k.owner_id
-       WHERE k.secret_hash = ?`,
-    );
-    this.touchStatement = db.prepare(
-      'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)',
-    );
-  }
+  constructor(private readonly statements: Statements) {}
 
   async create(key: NewApiKey): Promise<ApiKeyRecord> {
-    const row = this.db
-      .prepare(
+    const row = this.statements
+      .get(
         `INSERT INTO api_keys (id, owner_id, label, scopes, secret_hash, created_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${KEY_COLUMNS}`,
       )
@@ -149,15 +153,15 @@ class SqliteKeyStore implements KeyStore {
   }
 
   async listForOwner(ownerId: string): Promise<ApiKeyRecord[]> {
-    const rows = this.db
-      .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE owner_id = ? ORDER BY created_at, id`)
+    const rows = this.statements
+      .get(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE owner_id = ? ORDER BY created_at, id`)
       .all(ownerId) as Row[];
     return rows.map(keyFromRow);
   }
 
   async revoke(keyId: string): Promise<ApiKeyRecord | null> {
-    const row = this.db
-      .prepare(
+    const row = this.statements
+      .get(
         `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${KEY_COLUMNS}`,
       )
       .get(new Date().toISOString(), keyId.toLowerCase());
@@ -165,12 +169,21 @@ class SqliteKeyStore implements KeyStore {
   }
 
   async findByHash(secretHash: string): Promise<KeyWithOwner | null> {
-    const row = this.byHash.get(secretHash) as Row | undefined;
+    const row = this.statements
+      .get(
+        `SELECT k.id, k.owner_id, k.label, k.scopes, k.created_at, k.expires_at, k.last_used_at, k.revoked_at,
+                u.plan AS owner_plan
+         FROM api_keys k JOIN users u ON u.id = k.owner_id
+         WHERE k.secret_hash = ?`,
+      )
+      .get(secretHash) as Row | undefined;
     return row ? { key: keyFromRow(row), ownerPlan: row.owner_plan as Plan } : null;
   }
 
   async touch(keyId: string, usedAt: string, unlessUsedAfter: string): Promise<void> {
-    this.touchStatement.run(usedAt, keyId, unlessUsedAfter);
+    this.statements
+      .get('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)')
+      .run(usedAt, keyId, unlessUsedAfter);
   }
 }
 
@@ -188,36 +201,29 @@ function keyFromRow(row: Row): ApiKeyRecord {
 }
 
 class SqliteContactStore implements ContactStore {
-  private readonly pageStatement: Database.Statement;
-  private readonly countStatement: Database.Statement;
-  private readonly readPage: (ownerId: string, page: PageRequest) => ContactPage;
+  constructor(private readonly statements: Statements) {}
 
-  constructor(private readonly db: Database.Database) {
-    this.pageStatement = db.prepare(
+  async listPage(ownerId: string, page: PageRequest): Promise<ContactPage> {
+    const pageStatement = this.statements.get(
       `SELECT ${CONTACT_COLUMNS.join(', ')} FROM contacts WHERE ${LISTABLE}
        ORDER BY created_at, id LIMIT ? OFFSET ?`,
     );
-    this.countStatement = db.prepare(`SELECT count(*) AS total FROM contacts WHERE ${LISTABLE}`).pluck();
+    const countStatement = this.statements.get(`SELECT count(*) AS total FROM contacts WHERE ${LISTABLE}`);
     // One read transaction: the page and the total come from the same snapshot.
-    this.readPage = db.transaction((ownerId: string, page: PageRequest) => ({
-      contacts: (this.pageStatement.all(ownerId, page.limit, page.offset) as Row[]).map(decodeContact),
-      total: this.countStatement.get(ownerId) as number,
-    }));
-  }
-
-  async listPage(ownerId: string, page: PageRequest): Promise<ContactPage> {
-    return this.readPage(ownerId, page);
+    return this.statements.db.transaction(() => ({
+      contacts: (pageStatement.all(ownerId, page.limit, page.offset) as Row[]).map(decodeContact),
+      total: (countStatement.get(ownerId) as { total: number }).total,
+    }))();
   }
 
   async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<number> {
     const now = new Date().toISOString();
-    const findExisting = this.db.prepare('SELECT owner_id, is_self FROM contacts WHERE id = ?');
-    const insert = this.db.prepare(
+    const findExisting = this.statements.get('SELECT owner_id, is_self FROM contacts WHERE id = ?');
+    const insert = this.statements.get(
       `INSERT INTO contacts (id, owner_id, ${CONTACT_VALUE_COLUMNS.join(', ')})
        VALUES (?, ?, ${CONTACT_VALUE_COLUMNS.map(() => '?').join(', ')})`,
     );
-    const updates = new Map<string, Database.Statement>();
-    const run = this.db.transaction(() => {
+    const run = this.statements.db.transaction(() => {
       for (const record of records) {
         const found = record.contact.id === null ? undefined : (findExisting.get(record.contact.id) as Row | undefined);
         const existing: ExistingContact | undefined = found && {
@@ -231,9 +237,7 @@ class SqliteContactStore implements ContactStore {
         }
         const columns = CONTACT_VALUE_COLUMNS.filter((column) => column in write.values);
         const sql = `UPDATE contacts SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE id = ? AND owner_id = ?`;
-        const update = updates.get(sql) ?? this.db.prepare(sql);
-        updates.set(sql, update);
-        update.run(...columns.map((column) => encodeValue(column, write.values[column])), write.id, ownerId);
+        this.statements.get(sql).run(...columns.map((column) => encodeValue(column, write.values[column])), write.id, ownerId);
       }
     });
     run.immediate();
@@ -241,19 +245,19 @@ class SqliteContactStore implements ContactStore {
   }
 
   async merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void> {
-    const find = this.db.prepare('SELECT id, is_self, merged_into FROM contacts WHERE owner_id = ? AND id = ?');
+    const find = this.statements.get('SELECT id, is_self, merged_into FROM contacts WHERE owner_id = ? AND id = ?');
     const candidate = (id: string): MergeCandidate | undefined => {
       const row = isUuid(id) ? (find.get(ownerId, id.toLowerCase()) as Row | undefined) : undefined;
       return row && { id: row.id as string, is_self: row.is_self === 1, merged_into: row.merged_into as string | null };
     };
-    const run = this.db.transaction(() => {
+    const run = this.statements.db.transaction(() => {
       const duplicate = candidate(duplicateId);
       const survivor = candidate(survivorId);
       assertMergeAllowed(duplicateId, survivorId, duplicate, survivor);
       const now = new Date().toISOString();
       // Contacts merged earlier into the duplicate follow it to the survivor, so chains stay one step long.
-      this.db
-        .prepare('UPDATE contacts SET merged_into = ?, updated_at = ? WHERE owner_id = ? AND (id = ? OR merged_into = ?)')
+      this.statements
+        .get('UPDATE contacts SET merged_into = ?, updated_at = ? WHERE owner_id = ? AND (id = ? OR merged_into = ?)')
         .run(survivor!.id, now, ownerId, duplicate!.id, duplicate!.id);
     });
     run.immediate();

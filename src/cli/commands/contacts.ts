@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { readContactsFile } from '../../import/read-contacts-file.js';
+import { requireUser, withStore } from '../context.js';
+import { print, type CliIo } from '../io.js';
+
+export function registerContactCommands(program: Command, io: CliIo): void {
+  const contacts = program.command('contacts').description('import and merge contacts');
+
+  contacts
+    .command('import')
+    .description('import contacts from .json, .ndjson, .csv or .vcf; all or nothing')
+    .requiredOption('--user <email|id>', 'the contacts’ owner')
+    .argument('<file>', 'the file to import')
+    .option('--json', 'print one JSON object')
+    .action(async (file: string, options: { user: string; json?: boolean }) => {
+      const records = await readContactsFile(file);
+      const imported = await withStore(io, async (store) =>
+        store.contacts.importContacts((await requireUser(store, options.user)).id, records),
+      );
+      print(io, options, { imported }, `Imported ${imported} contact${imported === 1 ? '' : 's'}`);
+    });
+
+  contacts
+    .command('merge')
+    .description('soft-merge a duplicate contact into the one that survives')
+    .requiredOption('--user <email|id>', 'the contacts’ owner')
+    .argument('<duplicate-id>', 'the contact that disappears from listings')
+    .requiredOption('--into <survivor-id>', 'the contact that stays')
+    .option('--json', 'print one JSON object')
+    .action(async (duplicateId: string, options: { user: string; into: string; json?: boolean }) => {
+      await withStore(io, async (store) =>
+        store.contacts.merge((await requireUser(store, options.user)).id, duplicateId, options.into),
+      );
+      print(io, options, { merged: duplicateId, into: options.into }, `Merged ${duplicateId} into ${options.into}`);
+    });
+}

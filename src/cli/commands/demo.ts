@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import { generateApiKey, hashApiKey } from '../../domain/api-key.js';
+import { CONTACTS_READ } from '../../domain/scopes.js';
+import { generateDemoContacts } from '../../demo/demo-contacts.js';
+import type { Store, User } from '../../store/store.js';
+import { withStore } from '../context.js';
+import { print, type CliIo } from '../io.js';
+
+export const DEMO_EMAIL = 'demo@example.com';
+const DEMO_CONTACTS = 300;
+const DEMO_DUPLICATES = 12;
+
+export function registerDemoCommand(program: Command, io: CliIo): void {
+  program
+    .command('demo')
+    .description('create (once) a Pro demo user with generated contacts, and print a fresh key and a curl line')
+    .option('--json', 'print one JSON object')
+    .action(async (options: { json?: boolean }) => {
+      const result = await withStore(io, async (store, config) => {
+        const user = await ensureDemoUser(store);
+        const key = generateApiKey(config.apiKeyPrefix);
+        await store.keys.create({ ownerId: user.id, label: 'demo', scopes: [CONTACTS_READ], secretHash: hashApiKey(key), expiresAt: null });
+        const total = (await store.contacts.listPage(user.id, { limit: 1, offset: 0 })).total;
+        const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+        const base = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+        const curl = `curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/contacts?limit=2"`;
+        return { user: user.email, key, contacts: total, curl };
+      });
+      print(
+        io,
+        options,
+        result,
+        [
+          `Demo user ${result.user} (pro) has ${result.contacts} contacts.`,
+          `API key (shown only now): ${result.key}`,
+          'Start the server with `npx contacts-api serve`, then:',
+          `  ${result.curl}`,
+        ].join('\n'),
+      );
+    });
+}
+
+async function ensureDemoUser(store: Store): Promise<User> {
+  const existing = await store.users.find(DEMO_EMAIL);
+  if (existing) return existing.plan === 'pro' ? existing : store.users.setPlan(existing.id, 'pro');
+  const user = await store.users.create({ email: DEMO_EMAIL, name: 'Demo User', plan: 'pro' });
+  const records = generateDemoContacts(DEMO_CONTACTS + DEMO_DUPLICATES, 42, new Date());
+  // The last few generated contacts become duplicates of earlier ones, then are soft-merged into them.
+  const merges = records.slice(DEMO_CONTACTS).map((duplicate, index) => {
+    const original = records[index * 7]!.contact;
+    duplicate.contact.values = { ...duplicate.contact.values, name: original.values.name, email: original.values.email };
+    return { duplicateId: duplicate.contact.id!, survivorId: original.id! };
+  });
+  await store.contacts.importContacts(user.id, records);
+  for (const { duplicateId, survivorId } of merges) await store.contacts.merge(user.id, duplicateId, survivorId);
+  return user;
+}

@@ -1,0 +1,90 @@
+import type { Command } from 'commander';
+import { generateApiKey, hashApiKey } from '../../domain/api-key.js';
+import { NotFoundError } from '../../domain/errors.js';
+import { parseDuration } from '../../domain/duration.js';
+import { CONTACTS_READ, parseScopes } from '../../domain/scopes.js';
+import type { ApiKeyRecord } from '../../store/store.js';
+import { requireUser, withStore } from '../context.js';
+import { print, type CliIo } from '../io.js';
+
+export function registerKeyCommands(program: Command, io: CliIo): void {
+  const keys = program.command('keys').description('manage API keys');
+
+  keys
+    .command('create')
+    .description('create an API key; the key is printed once and only its hash is stored')
+    .requiredOption('--user <email|id>', 'the key’s owner')
+    .option('--label <label>', 'what the key is for')
+    .option('--scopes <scopes>', 'comma-separated scopes; "" for none', CONTACTS_READ)
+    .option('--expires-in <duration>', 'lifetime such as 30s, 15m, 12h or 90d (default: never)')
+    .option('--json', 'print one JSON object')
+    .action(async (options: { user: string; label?: string; scopes: string; expiresIn?: string; json?: boolean }) => {
+      const scopes = parseScopes(options.scopes);
+      const lifetime = options.expiresIn === undefined ? null : parseDuration(options.expiresIn);
+      const { record, key, plan } = await withStore(io, async (store, config) => {
+        const user = await requireUser(store, options.user);
+        const key = generateApiKey(config.apiKeyPrefix);
+        const record = await store.keys.create({
+          ownerId: user.id,
+          label: options.label?.trim() || null,
+          scopes,
+          secretHash: hashApiKey(key),
+          expiresAt: lifetime === null ? null : new Date(Date.now() + lifetime).toISOString(),
+        });
+        return { record, key, plan: user.plan };
+      });
+      print(
+        io,
+        options,
+        { id: record.id, key, scopes: record.scopes, expires_at: record.expires_at },
+        [
+          `Created key ${record.id}${record.expires_at ? ` (expires ${record.expires_at})` : ''}`,
+          `Scopes: ${record.scopes.join(', ') || '(none)'}`,
+          `Key (shown only now; store it safely): ${key}`,
+        ].join('\n'),
+      );
+      if (!options.json && plan !== 'pro') io.stderr('note: this user is on the free plan; the key is refused (403) until the user is on pro\n');
+    });
+
+  keys
+    .command('list')
+    .description('list a user’s keys (never their secrets)')
+    .requiredOption('--user <email|id>', 'the keys’ owner')
+    .option('--json', 'print one JSON object')
+    .action(async (options: { user: string; json?: boolean }) => {
+      const records = await withStore(io, async (store) => store.keys.listForOwner((await requireUser(store, options.user)).id));
+      const now = Date.now();
+      const rows = records.map((record) => ({ ...record, status: keyStatus(record, now) }));
+      const human = rows.length === 0 ? 'No keys' : rows.map(describeKey).join('\n');
+      print(io, options, { keys: rows }, human);
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke a key; a running server refuses it at once')
+    .argument('<key-id>', 'the key’s id, as shown by keys list')
+    .option('--json', 'print one JSON object')
+    .action(async (keyId: string, options: { json?: boolean }) => {
+      const record = await withStore(io, (store) => store.keys.revoke(keyId));
+      if (!record) throw new NotFoundError(`No key with id "${keyId}"`);
+      print(io, options, { id: record.id, revoked_at: record.revoked_at }, `Revoked key ${record.id} at ${record.revoked_at}`);
+    });
+}
+
+export function keyStatus(record: ApiKeyRecord, now: number): 'active' | 'revoked' | 'expired' {
+  if (record.revoked_at !== null) return 'revoked';
+  if (record.expires_at !== null && Date.parse(record.expires_at) <= now) return 'expired';
+  return 'active';
+}
+
+function describeKey(key: ApiKeyRecord & { status: string }): string {
+  return [
+    key.id,
+    key.status,
+    key.label ?? '-',
+    `scopes=${key.scopes.join(',') || '(none)'}`,
+    `created=${key.created_at}`,
+    `expires=${key.expires_at ?? 'never'}`,
+    `last_used=${key.last_used_at ?? 'never'}`,
+  ].join('  ');
+}

@@ -1,0 +1,11 @@
+/** Where a command writes and what environment it reads; the bin passes the process's, tests their own. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Prints one JSON object with --json, else the human text. */
+export function print(io: CliIo, options: { json?: boolean }, value: object, human: string): void {
+  io.stdout(options.json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+}

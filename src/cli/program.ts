@@ -1,0 +1,47 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config.js';
+import { InputError, NotFoundError } from '../domain/errors.js';
+import { registerContactCommands } from './commands/contacts.js';
+import { registerDemoCommand } from './commands/demo.js';
+import { registerKeyCommands } from './commands/keys.js';
+import { registerMigrateCommand } from './commands/migrate.js';
+import { registerServeCommand } from './commands/serve.js';
+import { registerUserCommands } from './commands/users.js';
+import type { CliIo } from './io.js';
+
+export function createProgram(io: CliIo): Command {
+  const program = new Command('contacts-api')
+    .description('Contacts Read API: serve the API and administer users, keys and contacts')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  registerServeCommand(program, io);
+  registerMigrateCommand(program, io);
+  registerUserCommands(program, io);
+  registerKeyCommands(program, io);
+  registerContactCommands(program, io);
+  registerDemoCommand(program, io);
+  for (const command of program.commands) {
+    command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+    for (const sub of command.commands) sub.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  }
+  return program;
+}
+
+/** Runs the CLI and returns its exit code; every failure is one line on stderr, never a stack. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    await createProgram(io).parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    io.stderr(`error: ${describeFailure(error)}\n`);
+    return 1;
+  }
+}
+
+function describeFailure(error: unknown): string {
+  if (error instanceof InputError || error instanceof NotFoundError || error instanceof ConfigError) return error.message;
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n', 1)[0]!;
+}

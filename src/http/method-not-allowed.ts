@@ -1,0 +1,22 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError } from './errors.js';
+
+/**
+ * Remembers which methods each path serves, so a request that matches a path but not its method is
+ * answered 405 with `Allow`, and a path nobody serves 404.
+ */
+export function trackAllowedMethods(app: FastifyInstance): (request: FastifyRequest, reply: FastifyReply) => never {
+  const allowed = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = allowed.get(route.url) ?? new Set<string>();
+    for (const method of [route.method].flat()) methods.add(method);
+    allowed.set(route.url, methods);
+  });
+  return (request) => {
+    const path = request.url.split('?', 1)[0]!;
+    const methods = allowed.get(path);
+    if (!methods) throw new HttpError(404, `No such endpoint: ${request.method} ${path}`);
+    const allow = [...methods].sort().join(', ');
+    throw new HttpError(405, `Method ${request.method} is not allowed on ${path}; allowed: ${allow}`, { allow });
+  };
+}

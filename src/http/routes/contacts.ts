@@ -1,0 +1,73 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Authenticator } from '../../auth/authenticator.js';
+import { paginationOf, parsePageRequest } from '../../domain/pagination.js';
+import { CONTACTS_READ } from '../../domain/scopes.js';
+import type { ContactStore } from '../../store/store.js';
+import { errorResponse } from '../schemas/common.js';
+import { ContactListResponseSchema, ListContactsQuerySchema } from '../schemas/contact-list.js';
+import { WWW_AUTHENTICATE } from '../errors.js';
+
+export const CONTACTS_PATH = '/api/v1/contacts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ownerId: string | null;
+  }
+}
+
+const noStore = { description: 'Always `no-store`: contact data is private.', schema: { type: 'string' } };
+
+const listContactsSchema = {
+  operationId: 'listContacts',
+  summary: 'List the contacts in your network',
+  description: [
+    'Lists the contacts owned by the API key’s user, with offset pagination.',
+    '',
+    '**Ordering** is stable: `created_at` ascending, then `id` ascending. New contacts are appended at the end,',
+    'so walking pages with `nextOffset` sees no duplicates and no gaps while contacts are added.',
+    '',
+    'Soft-merged duplicates and the user’s own self row are never listed or counted.',
+    'No owner parameter exists: results are always scoped to the key’s user, and unknown query parameters are refused.',
+  ].join('\n'),
+  tags: ['contacts'],
+  security: [{ bearerAuth: [] }],
+  querystring: ListContactsQuerySchema,
+  response: {
+    200: { ...ContactListResponseSchema, description: 'A page of contacts.', headers: { 'Cache-Control': noStore } },
+    400: errorResponse('`limit` or `offset` is not a base-10 integer within bounds or is repeated, or an unknown query parameter was sent.'),
+    401: errorResponse('Missing, malformed, unknown, revoked or expired key: always `Invalid or inactive API key`.', {
+      'WWW-Authenticate': { description: `Always \`${WWW_AUTHENTICATE}\`.`, schema: { type: 'string' } },
+    }),
+    403: errorResponse('The key lacks `contacts:read` (`API key lacks contacts:read`), or its user is not on the Pro plan (`API access requires a Pro plan`).'),
+    500: errorResponse('Server error; temporary. The body never carries internals.'),
+  },
+} as const;
+
+export function registerContactRoutes(
+  app: FastifyInstance,
+  deps: { contacts: ContactStore; authenticator: Authenticator },
+): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  api.decorateRequest('ownerId', null);
+
+  api.get(
+    CONTACTS_PATH,
+    {
+      schema: listContactsSchema,
+      onRequest: async (request) => {
+        const principal = await deps.authenticator.authenticate(request.headers.authorization, CONTACTS_READ);
+        request.ownerId = principal.ownerId;
+      },
+      // Strict parsing happens before schema validation, which would coerce `1e2` or `` into numbers.
+      preValidation: async (request: FastifyRequest) => {
+        request.query = parsePageRequest(request.query as Record<string, unknown>);
+      },
+    },
+    async (request) => {
+      const page = request.query;
+      const { contacts, total } = await deps.contacts.listPage(request.ownerId!, page);
+      return { data: contacts, pagination: paginationOf(page, contacts.length, total) };
+    },
+  );
+}
