@@ -22,7 +22,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const app = Fastify({
     loggerInstance: deps.logger || undefined,
     logger: deps.logger === false ? false : undefined,
-    disableRequestLogging: false,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();

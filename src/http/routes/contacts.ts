@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Authenticator } from '../../auth/authenticator.js';
-import { paginationOf, parsePageRequest } from '../../domain/pagination.js';
+import { paginationOf, parsePageRequest, type PageRequest } from '../../domain/pagination.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
 import type { ContactStore } from '../../store/store.js';
 import { errorResponse } from '../schemas/common.js';
@@ -16,7 +16,7 @@ declare module 'fastify' {
   }
 }
 
-const noStore = { description: 'Always `no-store`: contact data is private.', schema: { type: 'string' } };
+const noStore = { description: 'Always `no-store`: contact data is private.', type: 'string' };
 
 const listContactsSchema = {
   operationId: 'listContacts',
@@ -37,7 +37,7 @@ const listContactsSchema = {
     200: { ...ContactListResponseSchema, description: 'A page of contacts.', headers: { 'Cache-Control': noStore } },
     400: errorResponse('`limit` or `offset` is not a base-10 integer within bounds or is repeated, or an unknown query parameter was sent.'),
     401: errorResponse('Missing, malformed, unknown, revoked or expired key: always `Invalid or inactive API key`.', {
-      'WWW-Authenticate': { description: `Always \`${WWW_AUTHENTICATE}\`.`, schema: { type: 'string' } },
+      'WWW-Authenticate': { description: `Always \`${WWW_AUTHENTICATE}\`.`, type: 'string' },
     }),
     403: errorResponse('The key lacks `contacts:read` (`API key lacks contacts:read`), or its user is not on the Pro plan (`API access requires a Pro plan`).'),
     500: errorResponse('Server error; temporary. The body never carries internals.'),
@@ -65,7 +65,8 @@ export function registerContactRoutes(
       },
     },
     async (request) => {
-      const page = request.query;
+      // Validation filled every default, so both values are present.
+      const page = request.query as PageRequest;
       const { contacts, total } = await deps.contacts.listPage(request.ownerId!, page);
       return { data: contacts, pagination: paginationOf(page, contacts.length, total) };
     },

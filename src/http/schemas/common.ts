@@ -8,6 +8,6 @@ export const ErrorSchema = Type.Object(
 export type ErrorBody = Static<typeof ErrorSchema>;
 
 /** A documented error response for the OpenAPI document; the body is always ErrorSchema. */
-export function errorResponse(description: string, headers?: Record<string, { description: string; schema: object }>) {
+export function errorResponse(description: string, headers?: Record<string, { description: string; type: string }>) {
   return { ...ErrorSchema, description, ...(headers ? { headers } : {}) };
 }

@@ -11,18 +11,18 @@ import {
 
 export const ListContactsQuerySchema = Type.Object(
   {
-    limit: Type.Integer({
+    limit: Type.Optional(Type.Integer({
       minimum: LIMIT_MIN,
       maximum: LIMIT_MAX,
       default: LIMIT_DEFAULT,
       description: `Page size, ${LIMIT_MIN} to ${LIMIT_MAX}. Base-10 digits only; given at most once.`,
-    }),
-    offset: Type.Integer({
+    })),
+    offset: Type.Optional(Type.Integer({
       minimum: OFFSET_MIN,
       maximum: OFFSET_MAX,
       default: OFFSET_DEFAULT,
       description: 'Number of contacts to skip. Base-10 digits only; given at most once. Past the end gives an empty page.',
-    }),
+    })),
   },
   { additionalProperties: false },
 );

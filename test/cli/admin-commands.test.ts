@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { isWellFormedApiKey } from '../../src/domain/api-key.js';
+import { bearer, buildTestApp } from '../support/app.js';
+import { describeEachBackend } from '../support/backends.js';
+import { cli, cliJson } from '../support/cli.js';
+
+describeEachBackend('contacts-api users, keys and migrate', (db) => {
+  const url = () => db().databaseUrl;
+  let sequence = 0;
+  const email = () => `cli-${++sequence}-${Date.now()}@example.com`;
+
+  describe('migrate', () => {
+    it('reports nothing to apply on an up-to-date database', async () => {
+      expect(await cliJson(url(), 'migrate')).toEqual({ applied: [] });
+      expect((await cli(url(), 'migrate')).stdout).toBe('Database is up to date\n');
+    });
+  });
+
+  describe('users create', () => {
+    it('prints exactly {id, email, name, plan}, free by default', async () => {
+      const address = email();
+      const user = await cliJson(url(), 'users', 'create', '--email', address, '--name', 'Ada Lovelace');
+      expect(user).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email: address, name: 'Ada Lovelace', plan: 'free' });
+      expect(await cliJson(url(), 'users', 'create', '--email', email(), '--plan', 'pro')).toMatchObject({ name: null, plan: 'pro' });
+    });
+
+    it('creates the user’s self row, which is never listed', async () => {
+      const user = await cliJson(url(), 'users', 'create', '--email', email(), '--plan', 'pro');
+      const page = await db().store.contacts.listPage(user.id, { limit: 10, offset: 0 });
+      expect(page).toEqual({ contacts: [], total: 0 });
+    });
+
+    it.each([
+      [['--email', 'not-an-email'], /--email must be an email address/],
+      [['--email', 'x@example.com', '--plan', 'gold'], /Unknown plan "gold"/],
+      [[], /required option '--email <email>' not specified/],
+    ])('refuses %j with a one-line message and a non-zero exit', async (args, message) => {
+      const result = await cli(url(), 'users', 'create', ...args);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trim().split('\n')[0]).toMatch(message);
+      expect(result.stdout).toBe('');
+    });
+
+    it('refuses a second user with the same email, in any case', async () => {
+      const address = email();
+      await cliJson(url(), 'users', 'create', '--email', address);
+      const result = await cli(url(), 'users', 'create', '--email', address.toUpperCase());
+      expect(result).toMatchObject({ code: 1, stdout: '' });
+      expect(result.stderr).toBe(`error: A user with email ${address.toUpperCase()} already exists\n`);
+    });
+  });
+
+  describe('users set-plan', () => {
+    it('changes the plan by email or id', async () => {
+      const user = await cliJson(url(), 'users', 'create', '--email', email());
+      expect(await cliJson(url(), 'users', 'set-plan', '--user', user.email, '--plan', 'pro')).toEqual({ ...user, plan: 'pro' });
+      expect(await cliJson(url(), 'users', 'set-plan', '--user', user.id, '--plan', 'free')).toEqual({ ...user, plan: 'free' });
+    });
+
+    it('refuses an unknown user', async () => {
+      const result = await cli(url(), 'users', 'set-plan', '--user', 'nobody@example.com', '--plan', 'pro');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('error: No user with email or id "nobody@example.com"\n');
+    });
+  });
+
+  describe('keys', () => {
+    it('create prints {id, key, scopes, expires_at} once, and the key works', async () => {
+      const user = await cliJson(url(), 'users', 'create', '--email', email(), '--plan', 'pro');
+      const created = await cliJson(url(), 'keys', 'create', '--user', user.email, '--label', 'laptop');
+      expect(Object.keys(created).sort()).toEqual(['expires_at', 'id', 'key', 'scopes']);
+      expect(created.scopes).toEqual(['contacts:read']);
+      expect(created.expires_at).toBeNull();
+      expect(isWellFormedApiKey(created.key, 'cnt')).toBe(true);
+      const app = await buildTestApp(db().store);
+      expect((await app.inject({ url: '/api/v1/contacts', headers: bearer(created.key) })).statusCode).toBe(200);
+      await app.close();
+    });
+
+    it('create --scopes "" makes a key with no scope, refused with 403', async () => {
+      const user = await cliJson(url(), 'users', 'create', '--email', email(), '--plan', 'pro');
+      const created = await cliJson(url(), 'keys', 'create', '--user', user.id, '--scopes', '');
+      expect(created.scopes).toEqual([]);
+      const app = await buildTestApp(db().store);
+      const response = await app.inject({ url: '/api/v1/contacts', headers: bearer(created.key) });
+      expect(response.json()).toEqual({ error: 'API key lacks contacts:read' });
+      await app.close();
+    });
+
+    it('create --expires-in sets expires_at that far ahead', async () => {
+      const user = await cliJson(url(), 'users', 'create', '--email', email(), '--plan', 'pro');
+      for (const [duration, ms] of [['30s', 30_000], ['15m', 900_000], ['12h', 43_200_000], ['90d', 7_776_000_000]] as const) {
+        const before = Date.now();
+        const created = await cliJson(url(), 'keys', 'create', '--user', user.id, '--expires-in', duration);
+        const expiresAt = Date.parse(created.expires_at);
+        expect(expiresAt).toBeGreaterThanOrEqual(before + ms);
+        expect(expiresAt).toBeLessThanOrEqual(Date.now() + ms);
+      }
+    });
+
+    it.each([
+      [['--expires-in', '10y'], /Invalid duration "10y"/],
+      [['--expires-in', '0d'], /Invalid duration "0d"/],
+      [['--scopes', 'contacts:write'], /Unknown scope "contacts:write"/],
+    ])('create refuses %j', async (args, message) => {
+      const user = await cliJson(url(), 'users', 'create', '--email', email(), '--plan', 'pro');
+      const result = await cli(url(), 'keys', 'create', '--user', user.id, ...args);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(message);
+      expect(await cliJson(url(), 'keys', 'list', '--user', user.id)).toEqual({ keys: [] });
+    });
+
+    it('list shows every key with its status and never a secret', async () => {
+      const user = await cliJson(url(), 'users', 'create', '--email', email(), '--plan', 'pro');
+      const first = await cliJson(url(), 'keys', 'create', '--user', user.id, '--label', 'one');
+      const second = await cliJson(url(), 'keys', 'create', '--user', user.id, '--label', 'two');
+      await cliJson(url(), 'keys', 'revoke', second.id);
+      const listed = await cli(url(), 'keys', 'list', '--user', user.email, '--json');
+      expect(listed.stdout).not.toContain(first.key.slice(9));
+      expect(listed.stdout).not.toContain(second.key.slice(9));
+      expect(listed.stdout).not.toMatch(/hash/);
+      const { keys } = JSON.parse(listed.stdout);
+      expect(keys.map((k: any) => [k.id, k.label, k.status])).toEqual([
+        [first.id, 'one', 'active'],
+        [second.id, 'two', 'revoked'],
+      ]);
+      const human = await cli(url(), 'keys', 'list', '--user', user.email);
+      expect(human.stdout).toContain(first.id);
+      expect(human.stdout).not.toContain(first.key.slice(9));
+    });
+
+    it('revoke stops the key at once and keeps the first revocation time', async () => {
+      const user = await cliJson(url(), 'users', 'create', '--email', email(), '--plan', 'pro');
+      const created = await cliJson(url(), 'keys', 'create', '--user', user.id);
+      const app = await buildTestApp(db().store);
+      expect((await app.inject({ url: '/api/v1/contacts', headers: bearer(created.key) })).statusCode).toBe(200);
+      const revoked = await cliJson(url(), 'keys', 'revoke', created.id);
+      expect(revoked).toEqual({ id: created.id, revoked_at: expect.stringMatching(/Z$/) });
+      expect((await app.inject({ url: '/api/v1/contacts', headers: bearer(created.key) })).statusCode).toBe(401);
+      expect(await cliJson(url(), 'keys', 'revoke', created.id)).toEqual(revoked);
+      await app.close();
+    });
+
+    it('revoke refuses an unknown key id', async () => {
+      for (const id of ['00000000-0000-4000-8000-000000000000', 'nope']) {
+        const result = await cli(url(), 'keys', 'revoke', id);
+        expect(result.code).toBe(1);
+        expect(result.stderr).toBe(`error: No key with id "${id}"\n`);
+      }
+    });
+  });
+});
+
+describe('contacts-api usage errors', () => {
+  it('an unknown command exits non-zero with a message', async () => {
+    const result = await cli('file::memory:', 'frobnicate');
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/unknown command 'frobnicate'/);
+  });
+
+  it('a bad DATABASE_URL names the variable', async () => {
+    const result = await cli('mysql://localhost/x', 'migrate');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('error: DATABASE_URL must be file:PATH, postgres://… or postgresql://…\n');
+  });
+});
