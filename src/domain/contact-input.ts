@@ -4,6 +4,7 @@ import { isUuid } from './ids.js';
 import { parseIsoDateTime } from './timestamps.js';
 
 export const MAX_TEXT_LENGTH = 65_536;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const TEXT_FIELDS = [...CONTACT_TEXT_FIELDS, 'source', 'birthday'] as const;
 const NULLABLE_DATE_TIME_FIELDS = ['enriched_at', 'researched_at'] as const;
 const REQUIRED_DATE_TIME_FIELDS = ['created_at', 'updated_at'] as const;
@@ -70,7 +71,20 @@ function readObject(raw: Record<string, unknown>, field: string): Record<string,
   const value = raw[field];
   if (value === null) return null;
   if (!isPlainObject(value)) throw new InputError(`field "${field}" must be an object or null`);
+  if (!isStorableJson(value)) {
+    throw new InputError(`field "${field}" must not contain NUL characters or unpaired surrogates`);
+  }
   return value;
+}
+
+/** Every database stores what this accepts: PostgreSQL's jsonb refuses NUL and lone surrogates anywhere. */
+function isStorableJson(value: unknown): boolean {
+  if (typeof value === 'string') return !value.includes('\u0000') && !LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.every(isStorableJson);
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).every(([key, item]) => isStorableJson(key) && isStorableJson(item));
+  }
+  return true;
 }
 
 function readTags(raw: Record<string, unknown>): string[] | null {

@@ -17,7 +17,7 @@ export function assertMergeAllowed(
   duplicate: MergeCandidate | undefined,
   survivor: MergeCandidate | undefined,
 ): void {
-  if (duplicateId === survivorId) throw new InputError('A contact cannot be merged into itself');
+  if (duplicateId.toLowerCase() === survivorId.toLowerCase()) throw new InputError('A contact cannot be merged into itself');
   assertListable(duplicateId, duplicate, 'merged');
   assertListable(survivorId, survivor, 'merged into');
 }

@@ -14,6 +14,7 @@ export function parseIsoDateTime(text: string): string | null {
   const match = ISO_DATE_TIME.exec(text.trim());
   if (!match) return null;
   const [, year, month, day, hour, minute, second = '00', fraction = '', zone = 'Z'] = match;
+  if (year === '0000') return null;
   const millis = fraction.padEnd(3, '0').slice(0, 3);
   const offset = zone.toUpperCase() === 'Z' ? 'Z' : normalizeOffset(zone);
   const date = new Date(`${year}-${month}-${day}T${hour}:${minute}:${second}.${millis}${offset}`);

@@ -155,7 +155,7 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
       ['an unknown id', () => ['00000000-0000-4000-8000-000000000000', ids[0]!], /is not one of this user's contacts/],
       ['a malformed id', () => ['x', ids[0]!], /Contact x is not one of this user's contacts/],
     ])('refuses merging %s', async (_name, pair, message) => {
-      const [duplicate, survivor] = pair();
+      const [duplicate, survivor] = pair() as [string, string];
       const before = await listAll(owner.id);
       const result = await cli(url(), 'contacts', 'merge', '--user', owner.id, duplicate, '--into', survivor);
       expect(result.code).toBe(1);

@@ -19,6 +19,7 @@ async function withinOneSecond(check: () => Promise<void>): Promise<void> {
 
 describeEachBackend('contacts-api demo and serve, as separate processes', (db) => {
   let server: ChildProcess;
+  let exited: Promise<unknown[]>;
   let baseUrl: string;
   let demo: { user: string; key: string; contacts: number; curl: string };
   const env = () => ({ DATABASE_URL: db().databaseUrl, API_KEY_PREFIX: 'cnt', LOG_LEVEL: 'warn' });
@@ -30,10 +31,12 @@ describeEachBackend('contacts-api demo and serve, as separate processes', (db) =
     expect(result.code, result.stderr).toBe(0);
     demo = JSON.parse(result.stdout);
     server = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: { ...process.env, ...env() }, stdio: ['ignore', 'ignore', 'pipe'] });
+    exited = once(server, 'exit');
     let stderr = '';
     baseUrl = await new Promise<string>((resolve, reject) => {
       server.stderr!.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
+        if (process.env.DEBUG_SERVE) process.stdout.write(chunk);
         const match = /listening on (http:\/\/\S+)/.exec(stderr);
         if (match) resolve(match[1]!);
       });
@@ -42,8 +45,8 @@ describeEachBackend('contacts-api demo and serve, as separate processes', (db) =
   });
   afterAll(async () => {
     if (server && server.exitCode === null) {
-      server.kill('SIGTERM');
-      await once(server, 'exit');
+      server.kill('SIGKILL');
+      await exited;
     }
   });
 
@@ -54,7 +57,7 @@ describeEachBackend('contacts-api demo and serve, as separate processes', (db) =
     expect(demo.curl).toBe(`curl -s -H "Authorization: Bearer ${demo.key}" "http://127.0.0.1:4567/api/v1/contacts?limit=2"`);
     const response = await list(demo.key, '?limit=100&offset=250');
     expect(response.status).toBe(200);
-    const body = await response.json();
+    const body = (await response.json()) as any;
     expect(body.pagination).toEqual({ limit: 100, offset: 250, total: 300, nextOffset: null });
     expect(body.data).toHaveLength(50);
   });
@@ -72,11 +75,11 @@ describeEachBackend('contacts-api demo and serve, as separate processes', (db) =
     const key = JSON.parse((await runBin(env(), 'keys', 'create', '--user', user.id, '--json')).stdout);
     const file = writeTempFile('live.json', JSON.stringify([{ name: 'One' }, { name: 'Two' }]));
     await runBin(env(), 'contacts', 'import', '--user', user.id, file);
-    await withinOneSecond(async () => expect((await (await list(key.key)).json()).pagination.total).toBe(2));
+    await withinOneSecond(async () => expect(((await (await list(key.key)).json()) as any).pagination.total).toBe(2));
 
-    const ids = (await (await list(key.key)).json()).data.map((c: { id: string }) => c.id);
+    const ids = ((await (await list(key.key)).json()) as any).data.map((c: { id: string }) => c.id);
     expect((await runBin(env(), 'contacts', 'merge', '--user', user.id, ids[1], '--into', ids[0])).code).toBe(0);
-    await withinOneSecond(async () => expect((await (await list(key.key)).json()).pagination.total).toBe(1));
+    await withinOneSecond(async () => expect(((await (await list(key.key)).json()) as any).pagination.total).toBe(1));
 
     expect((await runBin(env(), 'users', 'set-plan', '--user', user.id, '--plan', 'free')).code).toBe(0);
     await withinOneSecond(async () => {
@@ -96,8 +99,9 @@ describeEachBackend('contacts-api demo and serve, as separate processes', (db) =
   });
 
   it('stops cleanly on SIGTERM', async () => {
+    expect(server.exitCode).toBeNull();
     server.kill('SIGTERM');
-    const [code] = await once(server, 'exit');
+    const [code] = await exited;
     expect(code).toBe(0);
   });
 });

@@ -3,6 +3,8 @@ import { loadConfig, parsePort } from '../../config.js';
 import { startServer } from '../../server.js';
 import type { CliIo } from '../io.js';
 
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+
 export function registerServeCommand(program: Command, io: CliIo): void {
   program
     .command('serve')
@@ -18,6 +20,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         const stop = () => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
+          // In-flight requests finish; a shutdown that hangs past the bound exits anyway.
+          setTimeout(() => process.exit(1), SHUTDOWN_TIMEOUT_MS).unref();
           server.close().then(resolve, resolve);
         };
         process.once('SIGINT', stop);

@@ -1,0 +1,15 @@
+import { InputError } from '../../domain/errors.js';
+
+/** One contact as a file gives it, before validation, with where it is in the file (`line 4`, `record 2`). */
+export interface RawRecord {
+  label: string;
+  fields: Record<string, unknown>;
+}
+
+/** The value as a record's fields; JSON formats can hold anything where a contact object belongs. */
+export function asFields(value: unknown, label: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InputError(`${label}: expected an object of contact fields`);
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,67 @@
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { assertUniqueIds, normalizeContactInput } from '../domain/contact-input.js';
+import type { ContactInput } from '../domain/contact.js';
+import { InputError } from '../domain/errors.js';
+import type { ImportRecord } from '../store/store.js';
+import { parseCsvRecords } from './formats/csv.js';
+import { parseJsonRecords } from './formats/json.js';
+import { parseNdjsonRecords } from './formats/ndjson.js';
+import type { RawRecord } from './formats/raw-record.js';
+import { parseVcardRecords } from './formats/vcard.js';
+
+const FORMATS = new Map<string, (text: string) => RawRecord[]>([
+  ['.json', parseJsonRecords],
+  ['.ndjson', parseNdjsonRecords],
+  ['.jsonl', parseNdjsonRecords],
+  ['.csv', parseCsvRecords],
+  ['.vcf', parseVcardRecords],
+  ['.vcard', parseVcardRecords],
+]);
+
+const READ_PROBLEMS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EISDIR: 'it is a directory',
+  EACCES: 'permission denied',
+};
+
+/**
+ * Reads a contacts file (format chosen by extension: .json, .ndjson, .jsonl, .csv, .vcf, .vcard) into
+ * validated import records labelled with where each is in the file. Throws InputError naming the place
+ * of the first problem; nothing is imported from a file with one.
+ */
+export async function readContactsFile(path: string): Promise<ImportRecord[]> {
+  const parse = FORMATS.get(extname(path).toLowerCase());
+  if (parse === undefined) {
+    throw new InputError(`cannot import ${path}: the file type must be one of ${[...FORMATS.keys()].join(', ')}`);
+  }
+  const raw = parse(await readText(path));
+  const records = raw.map(({ label, fields }) => ({ label, contact: normalize(label, fields) }));
+  assertUniqueIds(records);
+  return records;
+}
+
+async function readText(path: string): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new InputError(`cannot read ${path}: ${READ_PROBLEMS[code ?? ''] ?? message}`);
+  }
+  try {
+    // The decoder also drops a leading byte order mark.
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new InputError(`cannot read ${path}: it is not UTF-8 text`);
+  }
+}
+
+function normalize(label: string, fields: Record<string, unknown>): ContactInput {
+  try {
+    return normalizeContactInput(fields);
+  } catch (error) {
+    if (error instanceof InputError) throw new InputError(`${label}: ${error.message}`);
+    throw error;
+  }
+}

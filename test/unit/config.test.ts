@@ -1,0 +1,227 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parsePort } from '../../src/config.js';
+
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('expected loadConfig to throw, but it returned');
+}
+
+describe('loadConfig defaults', () => {
+  it('gives SQLite at ./data/contacts.db, 127.0.0.1:3000, prefix cnt and level info for an empty environment', () => {
+    expect(loadConfig({})).toStrictEqual({
+      database: { kind: 'sqlite', path: resolve('./data/contacts.db') },
+      host: '127.0.0.1',
+      port: 3000,
+      apiKeyPrefix: 'cnt',
+      logLevel: 'info',
+    });
+  });
+
+  it('treats empty and blank variables as unset', () => {
+    expect(
+      loadConfig({ DATABASE_URL: '', HOST: ' ', PORT: '', API_KEY_PREFIX: '  ', LOG_LEVEL: '\t' }),
+    ).toStrictEqual(loadConfig({}));
+  });
+
+  it('returns a frozen object', () => {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(() => {
+      (config as { port: number }).port = 1;
+    }).toThrow(TypeError);
+  });
+
+  it('reads the environment it is given, not process.env', () => {
+    expect(loadConfig({ PORT: '4321' }).port).toBe(4321);
+  });
+});
+
+describe('loadConfig HOST', () => {
+  it('reads HOST, trimmed', () => {
+    expect(loadConfig({ HOST: ' 0.0.0.0 ' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '::' }).host).toBe('::');
+  });
+});
+
+describe('loadConfig PORT', () => {
+  it.each([
+    ['0', 0],
+    ['1', 1],
+    ['80', 80],
+    ['8080', 8080],
+    ['65535', 65535],
+    [' 8080 ', 8080],
+    ['08080', 8080],
+  ])('reads PORT %j as %i', (text, port) => {
+    expect(loadConfig({ PORT: text }).port).toBe(port);
+  });
+
+  it.each(['65536', '99999', '100000', '-1', '+80', 'abc', '80abc', '8.5', '1e3', '0x50', '80 80'])(
+    'refuses PORT %j with a ConfigError naming PORT',
+    (text) => {
+      expect(configError({ PORT: text }).message).toBe(`PORT must be a port number from 0 to 65535; got "${text}"`);
+    },
+  );
+});
+
+describe('parsePort', () => {
+  it('gives 3000 for undefined, empty or blank', () => {
+    expect(parsePort(undefined, 'PORT')).toBe(3000);
+    expect(parsePort('', 'PORT')).toBe(3000);
+    expect(parsePort('  ', 'PORT')).toBe(3000);
+  });
+
+  it('names the variable it is given in its error', () => {
+    expect(() => parsePort('x', 'ADMIN_PORT')).toThrow(
+      new ConfigError('ADMIN_PORT must be a port number from 0 to 65535; got "x"'),
+    );
+    expect(() => parsePort('x', 'ADMIN_PORT')).toThrow(ConfigError);
+  });
+});
+
+describe('loadConfig API_KEY_PREFIX', () => {
+  it.each(['cnt', 'ab', 'a1', 'acme', 'abcdefghijklmnop'])('accepts %j', (prefix) => {
+    expect(loadConfig({ API_KEY_PREFIX: prefix }).apiKeyPrefix).toBe(prefix);
+  });
+
+  it('trims the prefix', () => {
+    expect(loadConfig({ API_KEY_PREFIX: ' acme ' }).apiKeyPrefix).toBe('acme');
+  });
+
+  it.each([
+    ['a', 'a'],
+    ['Cnt', 'Cnt'],
+    ['CNT', 'CNT'],
+    ['1ab', '1ab'],
+    ['c_t', 'c_t'],
+    ['c-t', 'c-t'],
+    ['cnt_live', 'cnt_live'],
+    ['abcdefghijklmnopq', 'abcdefghijklmnopq'],
+    [' a b ', 'a b'],
+  ])('refuses %j with a ConfigError naming API_KEY_PREFIX', (text, shown) => {
+    expect(configError({ API_KEY_PREFIX: text }).message).toBe(
+      `API_KEY_PREFIX must be 2–16 lowercase letters or digits starting with a letter; got "${shown}"`,
+    );
+  });
+});
+
+describe('loadConfig LOG_LEVEL', () => {
+  it.each(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])('accepts %j', (level) => {
+    expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+  });
+
+  it('trims the level', () => {
+    expect(loadConfig({ LOG_LEVEL: ' debug ' }).logLevel).toBe('debug');
+  });
+
+  it.each(['verbose', 'warning', 'INFO', 'Debug', 'all', '10'])(
+    'refuses %j with a ConfigError naming LOG_LEVEL and listing the levels',
+    (level) => {
+      expect(configError({ LOG_LEVEL: level }).message).toBe(
+        `LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${level}"`,
+      );
+    },
+  );
+});
+
+describe('loadConfig DATABASE_URL', () => {
+  it('gives SQLite at the resolved ./data/contacts.db when unset, empty or blank', () => {
+    const expected = { kind: 'sqlite', path: resolve('./data/contacts.db') };
+    expect(loadConfig({}).database).toStrictEqual(expected);
+    expect(loadConfig({ DATABASE_URL: '' }).database).toStrictEqual(expected);
+    expect(loadConfig({ DATABASE_URL: '   ' }).database).toStrictEqual(expected);
+  });
+
+  it('resolves a relative file: path against the working directory', () => {
+    expect(loadConfig({ DATABASE_URL: 'file:./tmp/test.db' }).database).toStrictEqual({
+      kind: 'sqlite',
+      path: resolve('./tmp/test.db'),
+    });
+    expect(loadConfig({ DATABASE_URL: 'file:test.db' }).database).toStrictEqual({
+      kind: 'sqlite',
+      path: resolve('test.db'),
+    });
+  });
+
+  it('keeps an absolute file:/path', () => {
+    expect(loadConfig({ DATABASE_URL: 'file:/var/lib/contacts.db' }).database).toStrictEqual({
+      kind: 'sqlite',
+      path: '/var/lib/contacts.db',
+    });
+  });
+
+  it('reads file:///path as the absolute path', () => {
+    expect(loadConfig({ DATABASE_URL: 'file:///var/lib/contacts.db' }).database).toStrictEqual({
+      kind: 'sqlite',
+      path: '/var/lib/contacts.db',
+    });
+  });
+
+  it('keeps file::memory: as an in-memory SQLite database', () => {
+    expect(loadConfig({ DATABASE_URL: 'file::memory:' }).database).toStrictEqual({ kind: 'sqlite', path: ':memory:' });
+  });
+
+  it('refuses file: without a path, naming DATABASE_URL', () => {
+    expect(configError({ DATABASE_URL: 'file:' }).message).toBe(
+      'DATABASE_URL "file:" needs a path, e.g. file:./data/contacts.db',
+    );
+  });
+
+  it.each([
+    'postgres://user:secret@db.example.com:5432/contacts',
+    'postgresql://user:secret@db.example.com:5432/contacts?sslmode=require',
+    'postgres://localhost/contacts',
+    'postgresql:///contacts?host=/var/run/postgresql',
+  ])('gives PostgreSQL with the URL unchanged for %s', (url) => {
+    expect(loadConfig({ DATABASE_URL: url }).database).toStrictEqual({ kind: 'postgres', url });
+  });
+
+  it.each([
+    'mysql://user@localhost/contacts',
+    'sqlite:./data/contacts.db',
+    'sqlite:///data/contacts.db',
+    'postgres:/localhost/contacts',
+    'postgres:localhost',
+    'POSTGRES://localhost/contacts',
+    'http://localhost/contacts',
+    './data/contacts.db',
+    '/var/lib/contacts.db',
+    ' file:./x.db',
+  ])('refuses %j with a ConfigError naming DATABASE_URL', (url) => {
+    expect(configError({ DATABASE_URL: url }).message).toBe(
+      'DATABASE_URL must be file:PATH, postgres://… or postgresql://…',
+    );
+  });
+
+  it('does not echo the refused URL, which may hold a password', () => {
+    expect(configError({ DATABASE_URL: 'mysql://root:hunter2@db/contacts' }).message).not.toContain('hunter2');
+  });
+});
+
+describe('loadConfig error order', () => {
+  it('reports DATABASE_URL first when several variables are wrong', () => {
+    expect(configError({ DATABASE_URL: 'mysql://x', PORT: 'x', LOG_LEVEL: 'x' }).message).toMatch(/^DATABASE_URL /);
+  });
+
+  it('reports PORT before API_KEY_PREFIX and LOG_LEVEL', () => {
+    expect(configError({ PORT: 'x', API_KEY_PREFIX: 'X', LOG_LEVEL: 'x' }).message).toMatch(/^PORT /);
+  });
+
+  it('reports API_KEY_PREFIX before LOG_LEVEL', () => {
+    expect(configError({ API_KEY_PREFIX: 'X', LOG_LEVEL: 'x' }).message).toMatch(/^API_KEY_PREFIX /);
+  });
+});
+
+describe('ConfigError', () => {
+  it('is an Error named ConfigError', () => {
+    const error = new ConfigError('x');
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('ConfigError');
+  });
+});

@@ -1,0 +1,265 @@
+import { describe, expect, it } from 'vitest';
+import { parseCsvRecords } from '../../src/import/formats/csv.js';
+import { parseJsonRecords } from '../../src/import/formats/json.js';
+import { parseNdjsonRecords } from '../../src/import/formats/ndjson.js';
+import { readContactsFile } from '../../src/import/read-contacts-file.js';
+import { useTempFiles } from './temp-files.js';
+
+const writeTemp = useTempFiles();
+
+const ADA_ID = '0190f5d2-7c3e-7a10-8b2c-3d4e5f607182';
+const GRACE_ID = '0190f5d2-7c3e-7a10-8b2c-3d4e5f607183';
+
+describe('JSON', () => {
+  it('reads an array of contact objects into normalized records', async () => {
+    const path = await writeTemp(
+      'contacts.json',
+      JSON.stringify([
+        {
+          id: ADA_ID.toUpperCase(),
+          name: '  Ada Lovelace ',
+          email: 'ada@example.com',
+          tags: ['math', ' history', 'math', ''],
+          enrichment: { score: 0.92 },
+          research_data: null,
+          created_at: '2024-05-01T10:30:00+01:00',
+        },
+        { name: 'Grace Hopper', company: '', birthday: '1906-12-09' },
+      ]),
+    );
+
+    expect(await readContactsFile(path)).toEqual([
+      {
+        label: 'record 1',
+        contact: {
+          id: ADA_ID,
+          values: {
+            name: 'Ada Lovelace',
+            email: 'ada@example.com',
+            tags: ['math', 'history'],
+            enrichment: { score: 0.92 },
+            research_data: null,
+            created_at: '2024-05-01T09:30:00.000Z',
+          },
+        },
+      },
+      {
+        label: 'record 2',
+        contact: { id: null, values: { name: 'Grace Hopper', company: null, birthday: '1906-12-09' } },
+      },
+    ]);
+  });
+
+  it('gives no records for an empty array or an empty file', () => {
+    expect(parseJsonRecords('[]')).toEqual([]);
+    expect(parseJsonRecords(' \n')).toEqual([]);
+  });
+
+  it('labels a field the contact rules refuse with its record', async () => {
+    const path = await writeTemp('unknown-field.json', '[{"name": "Ada"}, {"name": "Grace", "foo": 1}]');
+
+    await expect(readContactsFile(path)).rejects.toThrow('record 2: unknown field "foo"');
+  });
+
+  it('refuses an element that is not an object', () => {
+    expect(() => parseJsonRecords('[{"name": "Ada"}, "Grace"]')).toThrow(
+      'record 2: expected an object of contact fields',
+    );
+  });
+
+  it('refuses a top level that is not an array', () => {
+    expect(() => parseJsonRecords('{"name": "Ada"}')).toThrow('expected a JSON array of contact objects');
+  });
+
+  it('names the line and column of a syntax error when the parser gives its position', () => {
+    expect(() => parseJsonRecords('[{"name": "Ada"},\n {"name" "Grace"}]')).toThrow(
+      'invalid JSON at line 2 column 10: Expected \':\' after property name',
+    );
+  });
+
+  it('refuses a syntax error the parser gives no position for', () => {
+    expect(() => parseJsonRecords('[{"name": "Ada"},]')).toThrow(/^invalid JSON: Unexpected token/);
+  });
+});
+
+describe('NDJSON', () => {
+  it('reads one object per line, skipping blank lines, labelled by line', async () => {
+    const text = [
+      `{"id": "${ADA_ID}", "name": "Ada Lovelace", "tags": ["math"]}`,
+      '',
+      '   \r',
+      '{"name": "Grace Hopper", "email": null}',
+      '',
+    ].join('\n');
+    const path = await writeTemp('contacts.ndjson', text);
+
+    expect(await readContactsFile(path)).toEqual([
+      { label: 'line 1', contact: { id: ADA_ID, values: { name: 'Ada Lovelace', tags: ['math'] } } },
+      { label: 'line 4', contact: { id: null, values: { name: 'Grace Hopper', email: null } } },
+    ]);
+  });
+
+  it('reads .jsonl the same way', async () => {
+    const path = await writeTemp('contacts.jsonl', '{"name": "Ada Lovelace"}\n');
+
+    expect(await readContactsFile(path)).toEqual([
+      { label: 'line 1', contact: { id: null, values: { name: 'Ada Lovelace' } } },
+    ]);
+  });
+
+  it('labels a field the contact rules refuse with its line', async () => {
+    const path = await writeTemp('bad-email.ndjson', '{"name": "Ada"}\n\n{"name": "Grace", "email": 42}\n');
+
+    await expect(readContactsFile(path)).rejects.toThrow('line 3: field "email" must be a string or null');
+  });
+
+  it('names the line and column of a syntax error', () => {
+    expect(() => parseNdjsonRecords('{"name": "Ada"}\n{"name" "Grace"}\n')).toThrow(
+      'line 2: invalid JSON at column 9: Expected \':\' after property name',
+    );
+  });
+
+  it('refuses a line that is not an object', () => {
+    expect(() => parseNdjsonRecords('{"name": "Ada"}\n["Grace"]\n')).toThrow(
+      'line 2: expected an object of contact fields',
+    );
+  });
+});
+
+const CSV_ROWS = [
+  'id,name,email,phone,company,tags,description,enrichment,birthday,created_at',
+  `${ADA_ID.toUpperCase()},Ada Lovelace,ada@example.com,+44 20 7946 0018,"Analytical Engines, Ltd.",` +
+    ' math ; history;;,"First programmer.',
+  'Wrote the ""Notes"" on the Engine.","{""score"": 0.92}",1815-12-10,2024-05-01T10:30:00+01:00',
+  ',Grace Hopper,grace@navy.example,,,,,,,',
+  ',,,,,,,,,',
+  ',"Alan',
+  'Turing",,,,,,,,',
+];
+
+const CSV_RECORDS = [
+  {
+    label: 'line 2',
+    contact: {
+      id: ADA_ID,
+      values: {
+        name: 'Ada Lovelace',
+        email: 'ada@example.com',
+        phone: '+44 20 7946 0018',
+        company: 'Analytical Engines, Ltd.',
+        tags: ['math', 'history'],
+        description: 'First programmer.\nWrote the "Notes" on the Engine.',
+        enrichment: { score: 0.92 },
+        birthday: '1815-12-10',
+        created_at: '2024-05-01T09:30:00.000Z',
+      },
+    },
+  },
+  {
+    label: 'line 4',
+    contact: {
+      id: null,
+      values: {
+        name: 'Grace Hopper',
+        email: 'grace@navy.example',
+        phone: null,
+        company: null,
+        tags: null,
+        description: null,
+        enrichment: null,
+        birthday: null,
+      },
+    },
+  },
+  {
+    label: 'line 6',
+    contact: {
+      id: null,
+      values: {
+        name: 'Alan\nTuring',
+        email: null,
+        phone: null,
+        company: null,
+        tags: null,
+        description: null,
+        enrichment: null,
+        birthday: null,
+      },
+    },
+  },
+];
+
+describe('CSV', () => {
+  it('reads quoted multi-line cells and ;-separated tags, labelling each row by the line it starts on', async () => {
+    const path = await writeTemp('contacts.csv', `${CSV_ROWS.join('\n')}\n`);
+
+    expect(await readContactsFile(path)).toEqual(CSV_RECORDS);
+  });
+
+  it('reads CRLF line breaks, also inside quoted cells, the same way', async () => {
+    const path = await writeTemp('contacts-crlf.csv', CSV_ROWS.join('\r\n'));
+
+    expect(await readContactsFile(path)).toEqual(CSV_RECORDS);
+  });
+
+  it('gives no records for an empty file or a header alone', () => {
+    expect(parseCsvRecords('')).toEqual([]);
+    expect(parseCsvRecords('name,email\n')).toEqual([]);
+  });
+
+  it('refuses an unknown column', () => {
+    expect(() => parseCsvRecords('name,e-mail\nAda,ada@example.com\n')).toThrow('line 1: unknown column "e-mail"');
+  });
+
+  it('refuses a duplicate column', () => {
+    expect(() => parseCsvRecords('name,email,name\n')).toThrow('line 1: duplicate column "name"');
+  });
+
+  it('refuses a row whose cell count differs from the header', () => {
+    const text = 'name,email\nAda,ada@example.com\n"Grace\nHopper",grace@navy.example,extra\n';
+
+    expect(() => parseCsvRecords(text)).toThrow('line 3: expected 2 cells as in the header, found 3');
+  });
+
+  it('refuses a quoted cell that is never closed, naming the line its row starts on', () => {
+    const text = 'name,description\nAda,first\n\n"Grace,unclosed\nstill open\n';
+
+    expect(() => parseCsvRecords(text)).toThrow('line 4: a quoted cell is never closed');
+  });
+
+  it('refuses text after a closing quote', () => {
+    expect(() => parseCsvRecords('name,title\nAda,"Count"ess\n')).toThrow(
+      'line 2: text after a closing quote; double the quotes inside a quoted cell ("")',
+    );
+  });
+
+  it('ignores spaces around delimiters', () => {
+    expect(parseCsvRecords('name, company ,tags\n Ada , "Analytical Engines, Ltd." , " math; history "\n')).toEqual([
+      { label: 'line 2', fields: { name: 'Ada', company: 'Analytical Engines, Ltd.', tags: ['math', 'history'] } },
+    ]);
+  });
+
+  it('refuses a quote inside an unquoted cell, as in unquoted JSON', () => {
+    expect(() => parseCsvRecords('name,enrichment\nAda,{"score": 1}\n')).toThrow(
+      'line 2: a quote inside an unquoted cell; quote the whole cell and double the quotes in it ("")',
+    );
+  });
+
+  it('refuses enrichment that is not JSON', () => {
+    const text = 'name,enrichment\nAda,"{""score"": 1}"\nGrace,{score: 1}\n';
+
+    expect(() => parseCsvRecords(text)).toThrow(/^line 3: column "enrichment" is not valid JSON \(/);
+  });
+
+  it('labels a field the contact rules refuse with its line', async () => {
+    const path = await writeTemp('bad-id.csv', 'id,name\n,Ada\n"abc",Grace\n');
+
+    await expect(readContactsFile(path)).rejects.toThrow('line 3: field "id" must be a UUID; got "abc"');
+  });
+
+  it('leaves a JSON cell that is not an object to the contact rules', async () => {
+    const path = await writeTemp('array-enrichment.csv', 'name,research_data\nAda,"[1, 2]"\n');
+
+    await expect(readContactsFile(path)).rejects.toThrow('line 2: field "research_data" must be an object or null');
+  });
+});
