@@ -342,6 +342,40 @@ describe('normalizeContactInput object fields', () => {
   });
 });
 
+describe('normalizeContactInput object contents must be storable as JSON in every database', () => {
+  const refusal = (field: string) => `field "${field}" must not contain NUL characters or unpaired surrogates`;
+
+  it.each(OBJECT_FIELDS)('refuses a NUL character in a string value of %s', (field) => {
+    expectInputError(() => normalizeContactInput({ [field]: { note: 'a\u0000b' } }), refusal(field));
+  });
+
+  it.each(OBJECT_FIELDS)('refuses a NUL character in a key of %s', (field) => {
+    expectInputError(() => normalizeContactInput({ [field]: { 'a\u0000b': 1 } }), refusal(field));
+  });
+
+  it.each(OBJECT_FIELDS)('refuses a NUL character nested deep in arrays and objects of %s', (field) => {
+    expectInputError(
+      () => normalizeContactInput({ [field]: { list: [1, { inner: ['ok', '\u0000'] }] } }),
+      refusal(field),
+    );
+  });
+
+  it.each(OBJECT_FIELDS)('refuses an unpaired high surrogate in %s', (field) => {
+    expectInputError(() => normalizeContactInput({ [field]: { note: 'x\uD83Dy' } }), refusal(field));
+    expectInputError(() => normalizeContactInput({ [field]: { note: 'x\uD83D' } }), refusal(field));
+  });
+
+  it.each(OBJECT_FIELDS)('refuses an unpaired low surrogate in %s', (field) => {
+    expectInputError(() => normalizeContactInput({ [field]: { note: '\uDE00x' } }), refusal(field));
+    expectInputError(() => normalizeContactInput({ [field]: { '\uDE00': true } }), refusal(field));
+  });
+
+  it.each(OBJECT_FIELDS)('accepts properly paired surrogates (emoji) and other unicode in %s', (field) => {
+    const value = { 'clé 😀': ['😀', 'Zoë', '山田'], n: 1, b: false, z: null };
+    expect(normalizeContactInput({ [field]: value }).values).toStrictEqual({ [field]: value });
+  });
+});
+
 describe('normalizeContactInput tags', () => {
   it('keeps an array of strings', () => {
     expect(normalizeContactInput({ tags: ['a', 'b'] }).values).toStrictEqual({ tags: ['a', 'b'] });

@@ -36,6 +36,13 @@ describe('assertMergeAllowed refusals', () => {
     expectInputError(() => assertMergeAllowed(DUP, DUP, listable(DUP), listable(DUP)), 'A contact cannot be merged into itself');
   });
 
+  it('refuses merging a contact into itself when the two ids differ only in case', () => {
+    expectInputError(
+      () => assertMergeAllowed(DUP.toUpperCase(), DUP, listable(DUP), listable(DUP)),
+      'A contact cannot be merged into itself',
+    );
+  });
+
   it('refuses merging a contact into itself before looking at the candidates', () => {
     expectInputError(() => assertMergeAllowed(DUP, DUP, undefined, undefined), 'A contact cannot be merged into itself');
   });

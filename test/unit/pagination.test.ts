@@ -135,7 +135,7 @@ describe('parsePageRequest rejects values out of bounds, naming the parameter', 
     expectInputError(() => parsePageRequest({ limit: text }), rangeMessage('limit', text));
   });
 
-  it.each(['2147483648', '4294967296', '9999999999', '-1'])('rejects offset "%s"', (text) => {
+  it.each(['2147483648', '4294967296', '9999999999'])('rejects offset "%s"', (text) => {
     expectInputError(() => parsePageRequest({ offset: text }), rangeMessage('offset', text));
   });
 

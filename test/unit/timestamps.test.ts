@@ -151,6 +151,15 @@ describe('parseIsoDateTime refuses impossible calendar values (UTC designator)',
     expect(parseIsoDateTime(text)).toBeNull();
   });
 
+  it('refuses year 0000', () => {
+    expect(parseIsoDateTime('0000-01-01T00:00:00Z')).toBeNull();
+    expect(parseIsoDateTime('0000-06-15T12:00:00+02:00')).toBeNull();
+  });
+
+  it('accepts year 0001', () => {
+    expect(parseIsoDateTime('0001-01-01T00:00:00Z')).toBe('0001-01-01T00:00:00.000Z');
+  });
+
   it('accepts 29 February of a leap year', () => {
     expect(parseIsoDateTime('2024-02-29T10:00:00Z')).toBe('2024-02-29T10:00:00.000Z');
     expect(parseIsoDateTime('2000-02-29T10:00:00Z')).toBe('2000-02-29T10:00:00.000Z');

@@ -33,7 +33,7 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
         [
           `Demo user ${result.user} (pro) has ${result.contacts} contacts.`,
           `API key (shown only now): ${result.key}`,
-          'Start the server with `npx contacts-api serve`, then:',
+          'With the server running (npx contacts-api serve), try:',
           `  ${result.curl}`,
         ].join('\n'),
       );
