@@ -24,7 +24,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /** Parses and freezes the configuration; a bad value throws ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
-    database: read('DATABASE_URL', () => parseDatabaseUrl(env.DATABASE_URL)),
+    database: Object.freeze(read('DATABASE_URL', () => parseDatabaseUrl(env.DATABASE_URL))),
     host: env.HOST?.trim() || '127.0.0.1',
     port: parsePort(env.PORT, 'PORT'),
     apiKeyPrefix: read('API_KEY_PREFIX', () => parseKeyPrefix(env.API_KEY_PREFIX)),

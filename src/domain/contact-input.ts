@@ -43,6 +43,7 @@ function readText(raw: Record<string, unknown>, field: string): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') throw new InputError(`field "${field}" must be a string or null`);
   if (value.includes('\u0000')) throw new InputError(`field "${field}" must not contain NUL characters`);
+  if (LONE_SURROGATE.test(value)) throw new InputError(`field "${field}" must not contain unpaired surrogates`);
   if (value.length > MAX_TEXT_LENGTH) {
     throw new InputError(`field "${field}" is longer than ${MAX_TEXT_LENGTH} characters`);
   }
@@ -94,7 +95,7 @@ function readTags(raw: Record<string, unknown>): string[] | null {
     throw new InputError('field "tags" must be an array of strings or null');
   }
   const tags = (value as string[]).map((tag) => tag.trim()).filter((tag) => tag.length > 0);
-  if (tags.some((tag) => tag.includes('\u0000'))) throw new InputError('field "tags" must not contain NUL characters');
+  if (!isStorableJson(tags)) throw new InputError('field "tags" must not contain NUL characters or unpaired surrogates');
   return [...new Set(tags)];
 }
 

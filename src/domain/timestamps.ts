@@ -14,16 +14,19 @@ export function parseIsoDateTime(text: string): string | null {
   const match = ISO_DATE_TIME.exec(text.trim());
   if (!match) return null;
   const [, year, month, day, hour, minute, second = '00', fraction = '', zone = 'Z'] = match;
-  if (year === '0000') return null;
-  const millis = fraction.padEnd(3, '0').slice(0, 3);
   const offset = zone.toUpperCase() === 'Z' ? 'Z' : normalizeOffset(zone);
+  // Date silently rolls impossible values over (Feb 30 → Mar 1), so each field is checked first.
+  if (!isValidLocalTime(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second))) return null;
+  if (offset !== 'Z' && (Number(offset.slice(1, 3)) > 14 || Number(offset.slice(4, 6)) > 59)) return null;
+  const millis = fraction.padEnd(3, '0').slice(0, 3);
   const date = new Date(`${year}-${month}-${day}T${hour}:${minute}:${second}.${millis}${offset}`);
-  if (Number.isNaN(date.getTime())) return null;
-  // Date silently rolls over impossible calendar values (Feb 30); a round trip on the UTC fields catches it.
-  if (offset === 'Z' && date.toISOString().slice(0, 19) !== `${year}-${month}-${day}T${hour}:${minute}:${second}`) {
-    return null;
-  }
-  return toIsoMillis(date);
+  return Number.isNaN(date.getTime()) ? null : toIsoMillis(date);
+}
+
+function isValidLocalTime(year: number, month: number, day: number, hour: number, minute: number, second: number): boolean {
+  if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return false;
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return day <= daysInMonth;
 }
 
 function normalizeOffset(zone: string): string {

@@ -425,7 +425,13 @@ describe('normalizeContactInput tags', () => {
   });
 
   it('refuses a NUL character in a tag', () => {
-    expectInputError(() => normalizeContactInput({ tags: ['ok', 'b\u0000d'] }), 'field "tags" must not contain NUL characters');
+    expectInputError(() => normalizeContactInput({ tags: ['ok', 'b\u0000d'] }), 'field "tags" must not contain NUL characters or unpaired surrogates');
+  });
+
+  it('refuses an unpaired surrogate in a tag or a text field, which PostgreSQL could not store as given', () => {
+    expectInputError(() => normalizeContactInput({ tags: ['\ud800'] }), 'field "tags" must not contain NUL characters or unpaired surrogates');
+    expectInputError(() => normalizeContactInput({ name: 'a\udc00' }), 'field "name" must not contain unpaired surrogates');
+    expect(normalizeContactInput({ name: 'emoji \ud83d\ude00' }).values.name).toBe('emoji 😀');
   });
 
   it('does not change the array it was given', () => {

@@ -151,6 +151,21 @@ describe('parseIsoDateTime refuses impossible calendar values (UTC designator)',
     expect(parseIsoDateTime(text)).toBeNull();
   });
 
+  it.each([
+    '2024-02-30T10:00:00+02:00',
+    '2023-02-29T10:00:00+00:00',
+    '2024-04-31T10:00:00+01:00',
+    '2024-01-01T24:00:00+01:00',
+    '2024-01-01T10:00:00+15:00',
+    '2024-01-01T10:00:00+01:60',
+  ])('refuses %s: numeric offsets get the same calendar checks', (text) => {
+    expect(parseIsoDateTime(text)).toBeNull();
+  });
+
+  it('accepts 29 February in a leap year with an offset', () => {
+    expect(parseIsoDateTime('2024-02-29T01:00:00+02:00')).toBe('2024-02-28T23:00:00.000Z');
+  });
+
   it('refuses year 0000', () => {
     expect(parseIsoDateTime('0000-01-01T00:00:00Z')).toBeNull();
     expect(parseIsoDateTime('0000-06-15T12:00:00+02:00')).toBeNull();
