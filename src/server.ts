@@ -1,3 +1,4 @@
+import type { Server, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { createAuthenticator } from './auth/authenticator.js';
@@ -11,6 +12,17 @@ export interface RunningServer {
   store: Store;
   url: string;
   close(): Promise<void>;
+}
+
+function countInflightRequests(server: Server): () => number {
+  let inflight = 0;
+  server.on('request', (_request, response: ServerResponse) => {
+    inflight += 1;
+    response.once('close', () => {
+      inflight -= 1;
+    });
+  });
+  return () => inflight;
 }
 
 /** The log never carries keys: the Authorization header is redacted wherever it could appear. */
@@ -35,12 +47,22 @@ export async function startServer(config: Config, listen: { host: string; port: 
     });
     const app = await buildApp({ store, authenticator, apiKeyPrefix: config.apiKeyPrefix, logger });
     const url = await app.listen({ host: listen.host, port: listen.port });
+    const inflight = countInflightRequests(app.server);
     return {
       app,
       store,
       url,
       close: async () => {
-        await app.close();
+        // In-flight requests finish; then every kept-alive socket is closed, idle or not yet used, so none
+        // holds the process open until its keep-alive timeout.
+        const sweep = setInterval(() => {
+          if (inflight() === 0) app.server.closeAllConnections();
+        }, 50);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(sweep);
+        }
         await store.close();
       },
     };
