@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { KEY_PREFIX_PATTERN } from './domain/api-key.js';
 import { parseDatabaseUrl, type DatabaseTarget } from './store/open-store.js';
 
@@ -5,6 +6,11 @@ import { parseDatabaseUrl, type DatabaseTarget } from './store/open-store.js';
 export interface Config {
   /** DATABASE_URL: unset → SQLite at ./data/contacts.db; `file:PATH`; `postgres://…`. */
   readonly database: DatabaseTarget;
+  /**
+   * DATABASE_READ_URL: a PostgreSQL streaming replica that serves contact reads (list, get, search), or null.
+   * Keys, users and writes stay on DATABASE_URL, which must then be PostgreSQL too.
+   */
+  readonly databaseRead: DatabaseTarget | null;
   /** HOST (default 127.0.0.1). */
   readonly host: string;
   /** PORT (default 3000). */
@@ -13,7 +19,50 @@ export interface Config {
   readonly apiKeyPrefix: string;
   /** LOG_LEVEL (default info): fatal, error, warn, info, debug, trace or silent. */
   readonly logLevel: string;
+  /** Per-key rate limit: RATE_LIMIT_PER_MINUTE, REDIS_URL, RATE_LIMIT_REDIS_PREFIX. */
+  readonly rateLimit: RateLimitConfig;
+  /** Where GET /metrics is served: METRICS_PORT and METRICS_HOST, or METRICS_TOKEN; neither → not served. */
+  readonly metrics: MetricsConfig;
+  /** REQUEST_TIMEOUT_MS (default 10000): a request not answered by then gets 503. */
+  readonly requestTimeoutMs: number;
+  /** DB_STATEMENT_TIMEOUT_MS (default 5000): PostgreSQL statement_timeout, SQLite busy_timeout, for the server. */
+  readonly dbStatementTimeoutMs: number;
+  /** SHUTDOWN_TIMEOUT_MS (default 10000): on SIGTERM/SIGINT, in-flight requests get this long before exit(1). */
+  readonly shutdownTimeoutMs: number;
+  /** TRUST_PROXY (default false): true, false, or the proxies' addresses and CIDR ranges. */
+  readonly trustProxy: TrustProxy;
+  /** CORS_ORIGINS (default none): comma-separated origins allowed to call the API from a browser. */
+  readonly corsOrigins: readonly string[];
+  /** HSTS_MAX_AGE (default unset): send Strict-Transport-Security with this max-age in seconds. */
+  readonly hstsMaxAgeSeconds: number | null;
 }
+
+export interface RateLimitConfig {
+  /** Requests per API key per minute (default 600); 0 turns rate limiting off. */
+  readonly perMinute: number;
+  /** redis:// or rediss:// URL shared by every instance; null counts in memory (one instance). */
+  readonly redisUrl: string | null;
+  /** Prefix of the Redis keys (default `contacts-api:rate-limit:`), so deployments can share a Redis. */
+  readonly redisPrefix: string;
+}
+
+export interface MetricsConfig {
+  /** A port of its own for GET /metrics, or null. */
+  readonly port: number | null;
+  /** The address that port listens on (default 127.0.0.1). */
+  readonly host: string;
+  /** A bearer token that unlocks GET /metrics on the API's own port, or null. */
+  readonly token: string | null;
+}
+
+/** Whose X-Forwarded-* headers are believed: nobody, everybody, or peers at these addresses/ranges. */
+export type TrustProxy = boolean | readonly string[];
+
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+export const DEFAULT_DB_STATEMENT_TIMEOUT_MS = 5_000;
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+const HOUR_MS = 3_600_000;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -23,12 +72,30 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /** Parses and freezes the configuration; a bad value throws ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const database = Object.freeze(read('DATABASE_URL', () => parseDatabaseUrl(env.DATABASE_URL)));
   return Object.freeze({
-    database: Object.freeze(read('DATABASE_URL', () => parseDatabaseUrl(env.DATABASE_URL))),
+    database,
+    databaseRead: read('DATABASE_READ_URL', () => parseReadReplicaUrl(env.DATABASE_READ_URL, database)),
     host: env.HOST?.trim() || '127.0.0.1',
     port: parsePort(env.PORT, 'PORT'),
     apiKeyPrefix: read('API_KEY_PREFIX', () => parseKeyPrefix(env.API_KEY_PREFIX)),
     logLevel: read('LOG_LEVEL', () => parseLogLevel(env.LOG_LEVEL)),
+    rateLimit: Object.freeze({
+      perMinute: read('RATE_LIMIT_PER_MINUTE', () => parseInteger(env.RATE_LIMIT_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE, 0, 1_000_000)),
+      redisUrl: read('REDIS_URL', () => parseRedisUrl(env.REDIS_URL)),
+      redisPrefix: read('RATE_LIMIT_REDIS_PREFIX', () => parseRedisPrefix(env.RATE_LIMIT_REDIS_PREFIX)),
+    }),
+    metrics: read('METRICS_TOKEN', () => parseMetrics(env)),
+    requestTimeoutMs: read('REQUEST_TIMEOUT_MS', () => parseInteger(env.REQUEST_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, 1, HOUR_MS)),
+    dbStatementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', () =>
+      parseInteger(env.DB_STATEMENT_TIMEOUT_MS, DEFAULT_DB_STATEMENT_TIMEOUT_MS, 1, HOUR_MS),
+    ),
+    shutdownTimeoutMs: read('SHUTDOWN_TIMEOUT_MS', () => parseInteger(env.SHUTDOWN_TIMEOUT_MS, DEFAULT_SHUTDOWN_TIMEOUT_MS, 1, HOUR_MS)),
+    trustProxy: read('TRUST_PROXY', () => parseTrustProxy(env.TRUST_PROXY)),
+    corsOrigins: read('CORS_ORIGINS', () => parseCorsOrigins(env.CORS_ORIGINS)),
+    hstsMaxAgeSeconds: read('HSTS_MAX_AGE', () =>
+      isUnset(env.HSTS_MAX_AGE) ? null : parseInteger(env.HSTS_MAX_AGE, 0, 0, 1_000_000_000),
+    ),
   });
 }
 
@@ -38,6 +105,13 @@ export function parsePort(text: string | undefined, name: string): number {
   const port = /^\d{1,5}$/.test(text.trim()) ? Number(text) : Number.NaN;
   if (!(port >= 0 && port <= 65535)) throw new ConfigError(`${name} must be a port number from 0 to 65535; got "${text}"`);
   return port;
+}
+
+function parseReadReplicaUrl(text: string | undefined, primary: DatabaseTarget): DatabaseTarget | null {
+  if (text === undefined || text.trim() === '') return null;
+  if (!/^postgres(ql)?:\/\//.test(text)) throw new Error('must be a postgres:// or postgresql:// URL');
+  if (primary.kind !== 'postgres') throw new Error('needs a PostgreSQL DATABASE_URL: read replicas are for PostgreSQL only');
+  return Object.freeze({ kind: 'postgres', url: text });
 }
 
 function parseKeyPrefix(text: string | undefined): string {
@@ -54,10 +128,84 @@ function parseLogLevel(text: string | undefined): string {
   return level;
 }
 
+const isUnset = (text: string | undefined): text is undefined => text === undefined || text.trim() === '';
+
+/** A base-10 integer from `min` to `max`; unset or blank gives `fallback`. */
+function parseInteger(text: string | undefined, fallback: number, min: number, max: number): number {
+  if (isUnset(text)) return fallback;
+  const value = /^\d{1,10}$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!(value >= min && value <= max)) throw new Error(`must be an integer from ${min} to ${max}; got "${text}"`);
+  return value;
+}
+
+function parseRedisUrl(text: string | undefined): string | null {
+  if (isUnset(text)) return null;
+  // The value is not echoed: it may carry a password.
+  if (!/^rediss?:\/\//.test(text.trim()) || !URL.canParse(text.trim())) throw new Error('must be a redis:// or rediss:// URL');
+  return text.trim();
+}
+
+function parseRedisPrefix(text: string | undefined): string {
+  const prefix = isUnset(text) ? 'contacts-api:rate-limit:' : text.trim();
+  if (!/^[A-Za-z0-9:._-]{1,64}$/.test(prefix)) throw new Error(`must be 1–64 letters, digits or ":._-"; got "${prefix}"`);
+  return prefix;
+}
+
+function parseMetrics(env: NodeJS.ProcessEnv): MetricsConfig {
+  const port = isUnset(env.METRICS_PORT) ? null : parsePort(env.METRICS_PORT, 'METRICS_PORT');
+  const token = isUnset(env.METRICS_TOKEN) ? null : env.METRICS_TOKEN;
+  // The value is not echoed: it is a secret.
+  if (token !== null && !/^[\x21-\x7e]{16,256}$/.test(token)) throw new Error('must be 16–256 visible ASCII characters, no spaces');
+  if (token !== null && port !== null) throw new Error('and METRICS_PORT are alternatives: set one of them');
+  return Object.freeze({ port, host: env.METRICS_HOST?.trim() || '127.0.0.1', token });
+}
+
+const NAMED_PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function parseTrustProxy(text: string | undefined): TrustProxy {
+  const value = text?.trim().toLowerCase() ?? '';
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) {
+    // Fastify ≥ 5.12 trusts no one for a bare hop count, since it can't tell a proxy from a direct client.
+    throw new Error(`takes the proxies' addresses or CIDR ranges, not a hop count ("${value}"): a count can't tell a proxy from a client that connects directly`);
+  }
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (/^::ffff:[\d.]+\/\d+$/.test(entry) && Number(entry.split('/')[1]) < 96) {
+      // An IPv4-sized prefix on an IPv4-mapped address would trust every IPv4 client (CVE-2026-92395).
+      throw new Error(`"${entry}": an IPv4-mapped range needs a prefix of 96 or more (::ffff:10.0.0.0/104), or write it as IPv4`);
+    }
+    if (!NAMED_PROXY_RANGES.includes(entry) && !isAddressOrRange(entry)) {
+      throw new Error(`must be true, false, or comma-separated IP addresses, CIDR ranges or ${NAMED_PROXY_RANGES.join('/')}; got "${entry}"`);
+    }
+  }
+  return Object.freeze(entries);
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', bits, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+}
+
+function parseCorsOrigins(text: string | undefined): readonly string[] {
+  const origins = (text ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  for (const origin of origins) {
+    const url = URL.canParse(origin) ? new URL(origin) : null;
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== origin) {
+      throw new Error(`must list origins exactly as browsers send them (https://app.example.com, no path or trailing slash); got "${origin}"`);
+    }
+  }
+  return Object.freeze(origins);
+}
+
 function read<T>(name: string, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     const message = (error as Error).message.replace(/^DATABASE_URL /, '');
     throw new ConfigError(`${name} ${message}`);
   }

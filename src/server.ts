@@ -1,16 +1,28 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import type { Logger } from 'pino';
 import { createAuthenticator } from './auth/authenticator.js';
-import type { Config } from './config.js';
+import type { Config, RateLimitConfig } from './config.js';
+import { RATE_LIMIT_WINDOW_MS } from './domain/rate-limit.js';
 import { buildApp } from './http/app.js';
+import { createMetrics } from './http/metrics.js';
+import { listenForMetrics, type MetricsListener } from './http/metrics-endpoint.js';
+import { createLogger } from './logger.js';
+import { createMemoryCounter } from './rate-limit/memory-counter.js';
+import { connectRedisCounter } from './rate-limit/redis-counter.js';
+import type { RequestCounter } from './rate-limit/request-counter.js';
 import { openStore } from './store/open-store.js';
+import { withReadReplica } from './store/read-replica.js';
 import type { Store } from './store/store.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   store: Store;
+  logger: Logger;
   url: string;
+  /** Where METRICS_PORT serves GET /metrics, or null. */
+  metricsUrl: string | null;
+  /** Stops accepting connections, lets in-flight requests finish, then closes Redis and the database. */
   close(): Promise<void>;
 }
 
@@ -25,18 +37,23 @@ function countInflightRequests(server: Server): () => number {
   return () => inflight;
 }
 
-/** The log never carries keys: the Authorization header is redacted wherever it could appear. */
-export function createLogger(level: string) {
-  return pino({
-    level,
-    redact: { paths: ['req.headers.authorization', 'headers.authorization', 'authorization'], censor: '[redacted]' },
-  });
+/** Where requests are counted for the rate limit: Redis when several instances share it, else memory. */
+async function openRequestCounter(rateLimit: RateLimitConfig): Promise<RequestCounter> {
+  if (rateLimit.redisUrl === null) return createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS });
+  return connectRedisCounter({ url: rateLimit.redisUrl, prefix: rateLimit.redisPrefix, windowMs: RATE_LIMIT_WINDOW_MS });
 }
 
 /** Opens the database, applies migrations and listens. */
 export async function startServer(config: Config, listen: { host: string; port: number }): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
-  const store = await openStore(config.database);
+  const storeOptions = { statementTimeoutMs: config.dbStatementTimeoutMs };
+  const primary = await openStore(config.database, storeOptions);
+  // The replica store connects lazily, so opening it cannot fail and leave the primary open.
+  const store = config.databaseRead
+    ? withReadReplica(primary, await openStore(config.databaseRead, storeOptions), { log: logger })
+    : primary;
+  let counter: RequestCounter | null = null;
+  let metricsListener: MetricsListener | null = null;
   try {
     const applied = await store.migrate();
     if (applied.length > 0) logger.info({ versions: applied }, 'applied database migrations');
@@ -45,13 +62,38 @@ export async function startServer(config: Config, listen: { host: string; port: 
       apiKeyPrefix: config.apiKeyPrefix,
       onTouchError: (error) => logger.warn({ err: error }, 'could not record API key use'),
     });
-    const app = await buildApp({ store, authenticator, apiKeyPrefix: config.apiKeyPrefix, logger });
+    const metrics = createMetrics({ poolStats: store.poolStats?.bind(store), processMetrics: true });
+    const { perMinute } = config.rateLimit;
+    if (perMinute > 0) {
+      counter = await openRequestCounter(config.rateLimit);
+      logger.info({ perMinute, counter: counter.kind }, 'rate limit per API key');
+    }
+    const app = await buildApp({
+      store,
+      authenticator,
+      apiKeyPrefix: config.apiKeyPrefix,
+      logger,
+      metrics,
+      ...(counter ? { rateLimit: { perMinute, counter } } : {}),
+      http: {
+        requestTimeoutMs: config.requestTimeoutMs,
+        trustProxy: config.trustProxy,
+        corsOrigins: config.corsOrigins,
+        hstsMaxAgeSeconds: config.hstsMaxAgeSeconds,
+        metricsToken: config.metrics.token,
+      },
+    });
+    if (config.metrics.port !== null) {
+      metricsListener = await listenForMetrics(metrics.registry, { host: config.metrics.host, port: config.metrics.port });
+    }
     const url = await app.listen({ host: listen.host, port: listen.port });
     const inflight = countInflightRequests(app.server);
     return {
       app,
       store,
+      logger,
       url,
+      metricsUrl: metricsListener?.url ?? null,
       close: async () => {
         // In-flight requests finish; then every kept-alive socket is closed, idle or not yet used, so none
         // holds the process open until its keep-alive timeout.
@@ -63,10 +105,14 @@ export async function startServer(config: Config, listen: { host: string; port: 
         } finally {
           clearInterval(sweep);
         }
+        await metricsListener?.close();
+        await counter?.close();
         await store.close();
       },
     };
   } catch (error) {
+    await metricsListener?.close();
+    await counter?.close();
     await store.close();
     throw error;
   }

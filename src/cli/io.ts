@@ -3,6 +3,8 @@ export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: NodeJS.ProcessEnv;
+  /** True when stderr is a terminal: progress displays draw only then. */
+  stderrIsTTY?: boolean;
 }
 
 /** Prints one JSON object with --json, else the human text. */

@@ -3,7 +3,9 @@ import { ConfigError } from '../config.js';
 import { InputError, NotFoundError } from '../domain/errors.js';
 import { registerContactCommands } from './commands/contacts.js';
 import { registerDemoCommand } from './commands/demo.js';
+import { registerExportCommand } from './commands/export.js';
 import { registerKeyCommands } from './commands/keys.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerUserCommands } from './commands/users.js';
@@ -21,6 +23,8 @@ export function createProgram(io: CliIo): Command {
   registerKeyCommands(program, io);
   registerContactCommands(program, io);
   registerDemoCommand(program, io);
+  registerExportCommand(program, io);
+  registerMcpCommand(program, io);
   for (const command of program.commands) {
     command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
     for (const sub of command.commands) sub.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });

@@ -2,12 +2,24 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Authenticator } from '../auth/authenticator.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type TrustProxy } from '../config.js';
+import type { RequestCounter } from '../rate-limit/request-counter.js';
 import type { Store } from '../store/store.js';
+import { handleClientError } from './client-error.js';
+import { allowCrossOrigin } from './cors.js';
 import { handleError } from './errors.js';
+import { createMetrics, observeRequests, type Metrics } from './metrics.js';
+import { registerMetricsRoute } from './metrics-endpoint.js';
 import { trackAllowedMethods } from './method-not-allowed.js';
 import { openApiOptions } from './openapi-document.js';
+import { createRateLimit, noRateLimit } from './rate-limit.js';
+import { echoRequestId, requestIdOf } from './request-id.js';
 import { registerContactRoutes } from './routes/contacts.js';
+import { registerDocsRoutes } from './routes/docs.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { registerMcpRoute } from './routes/mcp.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
+import { addSecurityHeaders } from './security-headers.js';
 
 export interface AppDependencies {
   store: Store;
@@ -15,30 +27,78 @@ export interface AppDependencies {
   apiKeyPrefix: string;
   /** A pino logger, or false for none (tests). */
   logger?: FastifyBaseLogger | false;
+  /** Prometheus metrics; the app makes its own when omitted. */
+  metrics?: Metrics;
+  /** Requests per key per minute and where they are counted; omitted (or 0 per minute) = no rate limit. */
+  rateLimit?: { perMinute: number; counter: RequestCounter };
+  http?: Partial<HttpOptions>;
+}
+
+/** The HTTP settings of the configuration (see src/config.ts); each defaults to the configuration's default. */
+export interface HttpOptions {
+  /** Longest a request may take, from receiving it to answering (503 after); default 10 s. */
+  requestTimeoutMs: number;
+  /** Which proxies' X-Forwarded-* headers to believe; default none. */
+  trustProxy: TrustProxy;
+  /** Origins allowed to call the API from a browser; default none (no CORS headers). */
+  corsOrigins: readonly string[];
+  /** Strict-Transport-Security max-age; default null (header not sent). */
+  hstsMaxAgeSeconds: number | null;
+  /** Bearer token that unlocks GET /metrics on this app; default null (no /metrics route). */
+  metricsToken: string | null;
 }
 
 /** Builds the whole HTTP application without listening: the server and every test use this. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const http = deps.http ?? {};
+  const requestTimeoutMs = http.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     loggerInstance: deps.logger || undefined,
     logger: deps.logger === false ? false : undefined,
-    requestIdHeader: 'x-request-id',
-    return503OnClosing: true,
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    trustProxy: toFastifyTrustProxy(http.trustProxy ?? false),
+    // handlerTimeout answers a slow request with a JSON 503; requestTimeout bounds a slow client's upload.
+    handlerTimeout: requestTimeoutMs,
+    requestTimeout: requestTimeoutMs,
+    // Node checks for requests past their timeout every 30 s by default, which would let a slow client
+    // (slowloris) hold a connection up to 30 s longer than requestTimeout.
+    http: { connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs) },
+    // Oversized headers (431), slow clients (408) and unparseable requests (400) answer `{ error }` JSON too.
+    clientErrorHandler: handleClientError,
+    // Requests that arrive on a kept-alive connection during shutdown are served, with Connection: close.
+    return503OnClosing: false,
+    // A path that is not valid percent-encoding (`/%`) fails in the router, before any hook: answered as `{ error }` too.
+    frameworkErrors: handleError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  const metrics = deps.metrics ?? createMetrics({ poolStats: deps.store.poolStats?.bind(deps.store) });
 
   const methodNotAllowed = trackAllowedMethods(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(methodNotAllowed);
+  // These run first, so every response (404 and 405 included) carries their headers and is counted.
+  echoRequestId(app);
+  observeRequests(app, metrics);
+  addSecurityHeaders(app, { hstsMaxAgeSeconds: http.hstsMaxAgeSeconds ?? null });
+  await allowCrossOrigin(app, http.corsOrigins ?? []);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    reply.header('x-content-type-options', 'nosniff');
     // Answer unknown paths and methods before any body is read, so a bad body can't turn a 405 into a 400.
     if (request.is404) methodNotAllowed(request, reply);
   });
 
   await app.register(swagger, openApiOptions(deps.apiKeyPrefix));
-  registerContactRoutes(app, { contacts: deps.store.contacts, authenticator: deps.authenticator });
+  const rateLimit = deps.rateLimit ? createRateLimit({ ...deps.rateLimit, metrics }) : noRateLimit;
+  registerContactRoutes(app, { contacts: deps.store.contacts, authenticator: deps.authenticator, rateLimit });
+  registerMcpRoute(app, { contacts: deps.store.contacts, authenticator: deps.authenticator, rateLimit });
+  registerHealthRoutes(app, { store: deps.store });
   registerOpenApiRoute(app);
+  registerDocsRoutes(app);
+  if (http.metricsToken) registerMetricsRoute(app, { registry: metrics.registry, token: http.metricsToken });
   await app.ready();
   return app;
+}
+
+function toFastifyTrustProxy(trustProxy: TrustProxy): boolean | string[] {
+  return typeof trustProxy === 'object' ? [...trustProxy] : trustProxy;
 }

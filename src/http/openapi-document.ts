@@ -12,10 +12,15 @@ export function openApiOptions(apiKeyPrefix: string): SwaggerOptions {
         description: [
           'A read-only API to the contacts in your private network, authenticated by your personal API key.',
           '',
+          'Every error body is JSON `{ "error": string }`. Unknown paths give 404 and unsupported methods 405 with `Allow`.',
+          '',
+          '## Authentication',
+          '',
           `Send \`Authorization: Bearer ${apiKeyPrefix}_live_<secret>\` with every request. Keys are created in your`,
           'account’s API settings, require the Pro plan and the `contacts:read` scope.',
           '',
-          'Every error body is JSON `{ "error": string }`. Unknown paths give 404 and unsupported methods 405 with `Allow`.',
+          // Where the /docs page (Redoc) lists the security schemes; other renderers skip an HTML comment.
+          '<!-- ReDoc-Inject: <security-definitions> -->',
         ].join('\n'),
       },
       components: {

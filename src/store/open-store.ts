@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Store } from './store.js';
+import type { Store, StoreOptions } from './store.js';
 
 export const DEFAULT_SQLITE_PATH = './data/contacts.db';
 
@@ -21,11 +21,11 @@ export function parseDatabaseUrl(url: string | undefined): DatabaseTarget {
 }
 
 /** Opens the store the target names; each driver is loaded only when used. */
-export async function openStore(target: DatabaseTarget): Promise<Store> {
+export async function openStore(target: DatabaseTarget, options: StoreOptions = {}): Promise<Store> {
   if (target.kind === 'sqlite') {
     const { openSqliteStore } = await import('./sqlite/sqlite-store.js');
-    return openSqliteStore(target.path);
+    return openSqliteStore(target.path, options);
   }
   const { openPostgresStore } = await import('./postgres/postgres-store.js');
-  return openPostgresStore(target.url);
+  return openPostgresStore(target.url, options);
 }

@@ -53,6 +53,12 @@ export interface ContactPage {
   total: number;
 }
 
+/** A contact fetched by id; `mergedFrom` is the id asked for when it had been soft-merged into `contact`. */
+export interface FoundContact {
+  contact: Contact;
+  mergedFrom: string | null;
+}
+
 export interface UserStore {
   /** Creates the user and the user's own self row in contacts. Throws InputError when the email is taken. */
   create(user: NewUser): Promise<User>;
@@ -76,6 +82,17 @@ export interface ContactStore {
   /** Listable contacts (not merged, not the self row) ordered by created_at, then id. */
   listPage(ownerId: string, page: PageRequest): Promise<ContactPage>;
   /**
+   * One listable contact of the owner. An id that was soft-merged gives the contact it was merged into.
+   * Null alike for an unknown id, another owner's contact, the self row and a malformed (non-UUID) id.
+   */
+  get(ownerId: string, id: string): Promise<FoundContact | null>;
+  /**
+   * Listable contacts whose name, email, company, title, school, location or a tag contains the query,
+   * case-insensitively, best first (SearchRank), then in list order. The query is literal text; it is validated
+   * by parseSearchRequest (throws InputError).
+   */
+  search(ownerId: string, query: string, limit: number): Promise<Contact[]>;
+  /**
    * Inserts the records, or updates those whose id the owner already has, all in one transaction.
    * Throws InputError naming the record when an id belongs to another owner or to the self row.
    */
@@ -91,5 +108,26 @@ export interface Store {
   readonly contacts: ContactStore;
   /** Applies pending migrations; safe to call from several processes at once. Returns versions applied. */
   migrate(): Promise<number[]>;
+  /** Resolves when the database answers a trivial query (readiness); rejects when it can't. */
+  ping(): Promise<void>;
+  /** The connection pool's use, for metrics; absent when the store has no pool. */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Open connections, busy or idle. */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+}
+
+/** How the server opens a store; the CLI opens stores without these limits (imports may run long). */
+export interface StoreOptions {
+  /**
+   * How long one statement may take: PostgreSQL's statement_timeout (unset: no limit) and SQLite's
+   * busy_timeout, the wait for another connection's write lock (unset: 5 s).
+   */
+  statementTimeoutMs?: number;
 }

@@ -56,14 +56,30 @@ describe('GET /api/v1/openapi.json', () => {
 
   it('describes every status the endpoint returns, errors as { error: string }', () => {
     const responses = document.paths['/api/v1/contacts'].get.responses;
-    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '403', '500']);
-    for (const status of ['400', '401', '403', '500']) {
+    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '403', '429', '500']);
+    for (const status of ['400', '401', '403', '429', '500']) {
       expect(responses[status].content['application/json'].schema).toMatchObject({
         type: 'object', required: ['error'], properties: { error: { type: 'string' } },
       });
     }
     expect(responses['401'].headers['WWW-Authenticate']).toBeDefined();
     expect(responses['200'].headers['Cache-Control']).toBeDefined();
+  });
+
+  it('documents the rate limit: 429 with Retry-After, and the rate-limit headers on 200 and 429', () => {
+    const responses = document.paths['/api/v1/contacts'].get.responses;
+    expect(responses['429'].description).toMatch(/Rate limit exceeded/);
+    expect(responses['429'].headers['Retry-After']).toBeDefined();
+    for (const status of ['200', '429']) {
+      expect(Object.keys(responses[status].headers)).toEqual(
+        expect.arrayContaining(['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
+      );
+    }
+  });
+
+  it('describes the health probes', () => {
+    expect(document.paths['/healthz'].get.responses['200']).toBeDefined();
+    expect(document.paths['/readyz'].get.responses['503']).toBeDefined();
   });
 
   it('validates real responses against the schemas it publishes', async () => {

@@ -1,11 +1,15 @@
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 
 export const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     postgresAdminUrl: string | null;
+    /** The Redis the rate-limit tests share (TEST_REDIS_URL, else the local default), or null. */
+    redisUrl: string | null;
   }
 }
 
@@ -14,6 +18,7 @@ declare module 'vitest' {
  * the PostgreSQL runs are skipped with a plain message — except in CI, where that is a failure.
  */
 export default async function setup(project: TestProject): Promise<void> {
+  project.provide('redisUrl', await findRedis());
   const url = process.env.TEST_POSTGRES_URL || DEFAULT_ADMIN_URL;
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
@@ -30,6 +35,25 @@ export default async function setup(project: TestProject): Promise<void> {
   }
 }
 
+/** Like PostgreSQL: without Redis the Redis tests are skipped with a plain message, except in CI. */
+async function findRedis(): Promise<string | null> {
+  const url = process.env.TEST_REDIS_URL || DEFAULT_REDIS_URL;
+  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+    return url;
+  } catch (error) {
+    const reason = `Redis not reachable at ${redact(url)} (${(error as Error).message})`;
+    if (process.env.CI === 'true') throw new Error(`${reason}; CI must run the Redis tests`);
+    console.warn(`\n*** ${reason}: SKIPPING the Redis rate-limit tests; the in-memory limiter is still tested. ***\n`);
+    return null;
+  } finally {
+    redis.disconnect();
+  }
+}
+
 function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@]*@/, '//$1:***@');
+  return url.replace(/\/\/([^:@/]*):[^@]*@/, '//$1:***@');
 }

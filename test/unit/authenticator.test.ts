@@ -381,11 +381,12 @@ describe('createAuthenticator last_used_at', () => {
 });
 
 describe('AuthError', () => {
-  it('carries its status and message and is named AuthError', () => {
-    const error = new AuthError(403, 'API key lacks contacts:read');
+  it('carries its status, message and internal reason and is named AuthError', () => {
+    const error = new AuthError(403, 'API key lacks contacts:read', 'scope');
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe('AuthError');
     expect(error.status).toBe(403);
     expect(error.message).toBe('API key lacks contacts:read');
+    expect(error.reason).toBe('scope');
   });
 });

@@ -16,10 +16,19 @@ describe('loadConfig defaults', () => {
   it('gives SQLite at ./data/contacts.db, 127.0.0.1:3000, prefix cnt and level info for an empty environment', () => {
     expect(loadConfig({})).toStrictEqual({
       database: { kind: 'sqlite', path: resolve('./data/contacts.db') },
+      databaseRead: null,
       host: '127.0.0.1',
       port: 3000,
       apiKeyPrefix: 'cnt',
       logLevel: 'info',
+      rateLimit: { perMinute: 600, redisUrl: null, redisPrefix: 'contacts-api:rate-limit:' },
+      metrics: { port: null, host: '127.0.0.1', token: null },
+      requestTimeoutMs: 10_000,
+      dbStatementTimeoutMs: 5_000,
+      shutdownTimeoutMs: 10_000,
+      trustProxy: false,
+      corsOrigins: [],
+      hstsMaxAgeSeconds: null,
     });
   });
 

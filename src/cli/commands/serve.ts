@@ -1,9 +1,8 @@
+import closeWithGrace from 'close-with-grace';
 import type { Command } from 'commander';
 import { loadConfig, parsePort } from '../../config.js';
 import { startServer } from '../../server.js';
 import type { CliIo } from '../io.js';
-
-const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 export function registerServeCommand(program: Command, io: CliIo): void {
   program
@@ -16,16 +15,24 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const port = options.port === undefined ? config.port : parsePort(options.port, '--port');
       const server = await startServer(config, { host: options.host ?? config.host, port });
       io.stderr(`Contacts Read API listening on ${server.url} (${server.store.kind})\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          // In-flight requests finish; a shutdown that hangs past the bound exits anyway.
-          setTimeout(() => process.exit(1), SHUTDOWN_TIMEOUT_MS).unref();
-          server.close().then(resolve, resolve);
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      if (server.metricsUrl) io.stderr(`Prometheus metrics on ${server.metricsUrl}\n`);
+      const { logger } = server;
+      // On SIGTERM/SIGINT (or a crash) the server stops accepting, in-flight requests finish, pools close,
+      // and the process exits 0 — or 1 after SHUTDOWN_TIMEOUT_MS, a second signal, or a crash.
+      // Errors are logged through the service logger only, which never writes their messages.
+      closeWithGrace(
+        {
+          delay: config.shutdownTimeoutMs,
+          logger: false,
+          onTimeout: (delayMs) => logger.error({ delayMs }, 'shutdown timed out; exiting before in-flight requests finished'),
+          onSecondSignal: (signal) => logger.warn({ signal }, 'second signal during shutdown; exiting now'),
+          onSecondError: (err) => logger.fatal({ err }, 'uncaught error during shutdown; exiting now'),
+        },
+        async ({ signal, err }) => {
+          if (err) logger.fatal({ err }, 'uncaught error; shutting down');
+          else logger.info({ signal }, 'shutting down');
+          await server.close();
+        },
+      );
     });
 }

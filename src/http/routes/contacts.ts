@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Authenticator } from '../../auth/authenticator.js';
 import { paginationOf, parsePageRequest, type PageRequest } from '../../domain/pagination.js';
@@ -6,7 +6,9 @@ import { CONTACTS_READ } from '../../domain/scopes.js';
 import type { ContactStore } from '../../store/store.js';
 import { errorResponse } from '../schemas/common.js';
 import { ContactListResponseSchema, ListContactsQuerySchema } from '../schemas/contact-list.js';
+import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '../schemas/rate-limit-headers.js';
 import { WWW_AUTHENTICATE } from '../errors.js';
+import type { EnforceRateLimit } from '../rate-limit.js';
 
 export const CONTACTS_PATH = '/api/v1/contacts';
 
@@ -34,31 +36,41 @@ const listContactsSchema = {
   security: [{ bearerAuth: [] }],
   querystring: ListContactsQuerySchema,
   response: {
-    200: { ...ContactListResponseSchema, description: 'A page of contacts.', headers: { 'Cache-Control': noStore } },
-    400: errorResponse('`limit` or `offset` is not a base-10 integer within bounds or is repeated, or an unknown query parameter was sent.'),
+    200: { ...ContactListResponseSchema, description: 'A page of contacts.', headers: { 'Cache-Control': noStore, ...RATE_LIMIT_HEADERS } },
+    400: errorResponse(
+      '`limit` or `offset` is not a base-10 integer within bounds or is repeated, or an unknown query parameter was sent.',
+      RATE_LIMIT_HEADERS,
+    ),
     401: errorResponse('Missing, malformed, unknown, revoked or expired key: always `Invalid or inactive API key`.', {
       'WWW-Authenticate': { description: `Always \`${WWW_AUTHENTICATE}\`.`, type: 'string' },
     }),
     403: errorResponse('The key lacks `contacts:read` (`API key lacks contacts:read`), or its user is not on the Pro plan (`API access requires a Pro plan`).'),
+    429: errorResponse(
+      'The key made more requests this minute than its rate limit allows: `Rate limit exceeded`. Retry after `Retry-After` seconds. Requests refused with 401 or 403 do not count.',
+      { ...RETRY_AFTER_HEADER, ...RATE_LIMIT_HEADERS },
+    ),
     500: errorResponse('Server error; temporary. The body never carries internals.'),
   },
 } as const;
 
 export function registerContactRoutes(
   app: FastifyInstance,
-  deps: { contacts: ContactStore; authenticator: Authenticator },
+  deps: { contacts: ContactStore; authenticator: Authenticator; rateLimit: EnforceRateLimit },
 ): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   api.decorateRequest('ownerId', null);
+  // The rate limit counts only requests whose key passed, so 401 and 403 never spend quota.
+  const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
+    const principal = await deps.authenticator.authenticate(request.headers.authorization, CONTACTS_READ);
+    request.ownerId = principal.ownerId;
+    await deps.rateLimit(principal.keyId, reply);
+  };
 
   api.get(
     CONTACTS_PATH,
     {
       schema: listContactsSchema,
-      onRequest: async (request) => {
-        const principal = await deps.authenticator.authenticate(request.headers.authorization, CONTACTS_READ);
-        request.ownerId = principal.ownerId;
-      },
+      onRequest: authorize,
       // Strict parsing happens before schema validation, which would coerce `1e2` or `` into numbers.
       preValidation: async (request: FastifyRequest) => {
         request.query = parsePageRequest(request.query as Record<string, unknown>);

@@ -1,4 +1,13 @@
+import { SEARCH_FIELD_JOINER, SEARCH_WORD_SEPARATORS } from '../../domain/search.js';
 import type { Migration } from '../migration.js';
+
+/** Characters search_words turns into spaces; the search query is translated with the same set. */
+export const WORD_SEPARATORS = SEARCH_WORD_SEPARATORS + SEARCH_FIELD_JOINER;
+
+/** A standard SQL string literal (standard_conforming_strings: only quotes are doubled). */
+function sqlText(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
 
 /**
  * The PostgreSQL schema: the same tables, constraints and indexes as SQLITE_MIGRATIONS, in native types
@@ -63,6 +72,39 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         revoked_at    timestamptz
       );
       CREATE INDEX api_keys_owner ON api_keys (owner_id, created_at);
+    `,
+  },
+  {
+    version: 2,
+    name: 'contact search index',
+    // Two stored generated columns, so a search computes nothing heavy per row: search_text, the searched fields in
+    // lower case joined by U+001F (never in a query, so no match spans two fields), and search_words, the same with
+    // every word separator turned into a space, for the word-prefix rank. The trigram GIN index answers LIKE '%…%'
+    // for queries of 3+ characters, with owner_id in the same index (btree_gin) so other owners' rows are never read.
+    // pg_trgm and btree_gin are trusted extensions: a superuser or the database owner can create them.
+    sql: `
+      DO $$
+      BEGIN
+        CREATE EXTENSION IF NOT EXISTS pg_trgm;
+        CREATE EXTENSION IF NOT EXISTS btree_gin;
+      EXCEPTION WHEN insufficient_privilege OR undefined_file THEN
+        RAISE EXCEPTION 'Contact search needs the PostgreSQL extensions pg_trgm and btree_gin (package postgresql-contrib), and this role could not create them: %. Have a superuser run "CREATE EXTENSION pg_trgm; CREATE EXTENSION btree_gin;" in this database, then migrate again.', SQLERRM;
+      END
+      $$;
+
+      -- IMMUTABLE for the generated columns: concat_ws and array_to_string are only STABLE in general, but immutable on text.
+      CREATE FUNCTION contacts_search_text(name text, email text, company text, title text, school text, location text, tags text[])
+      RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+      AS $$ SELECT lower(concat_ws(E'\\x1f', name, email, company, title, school, location, array_to_string(tags, E'\\x1f'))) $$;
+
+      ALTER TABLE contacts
+        ADD COLUMN search_text text
+          GENERATED ALWAYS AS (contacts_search_text(name, email, company, title, school, location, tags)) STORED,
+        ADD COLUMN search_words text
+          GENERATED ALWAYS AS (' ' || translate(contacts_search_text(name, email, company, title, school, location, tags),
+            ${sqlText(WORD_SEPARATORS)}, ${sqlText(' '.repeat(WORD_SEPARATORS.length))})) STORED;
+      CREATE INDEX contacts_search_trgm ON contacts USING gin (owner_id, search_text gin_trgm_ops)
+        WHERE merged_into IS NULL AND NOT is_self;
     `,
   },
 ];

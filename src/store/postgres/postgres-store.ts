@@ -2,8 +2,11 @@ import pg from 'pg';
 import { InputError, NotFoundError } from '../../domain/errors.js';
 import { isUuid, newId } from '../../domain/ids.js';
 import { assertMergeAllowed, type MergeCandidate } from '../../domain/merge.js';
+import type { Contact } from '../../domain/contact.js';
 import type { PageRequest } from '../../domain/pagination.js';
 import type { Plan } from '../../domain/plan.js';
+import { parseSearchRequest } from '../../domain/search.js';
+import { foundContact, MAX_MERGE_HOPS } from '../contact-lookup.js';
 import { CONTACT_COLUMNS, CONTACT_VALUE_COLUMNS, contactFromRow, type ContactRow } from '../contact-row.js';
 import { planContactWrite, type ContactWrite, type ExistingContact } from '../import-plan.js';
 import { pendingMigrations } from '../migration.js';
@@ -11,16 +14,19 @@ import type {
   ApiKeyRecord,
   ContactPage,
   ContactStore,
+  FoundContact,
   ImportRecord,
   KeyStore,
   KeyWithOwner,
   NewApiKey,
   NewUser,
+  PoolStats,
   Store,
+  StoreOptions,
   User,
   UserStore,
 } from '../store.js';
-import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { POSTGRES_MIGRATIONS, WORD_SEPARATORS } from './migrations.js';
 
 type ContactValueColumn = (typeof CONTACT_VALUE_COLUMNS)[number];
 
@@ -94,13 +100,15 @@ const POOL_TYPES: pg.CustomTypesConfig = {
 };
 
 /** Connects lazily to the PostgreSQL database at `url`; run migrate() before use. */
-export function openPostgresStore(url: string): Store {
+export function openPostgresStore(url: string, options: StoreOptions = {}): Store {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
     connectionTimeoutMillis: 5_000,
     // Timestamps come back in UTC (parseTimestamptz would convert any other zone, but this keeps the fast path).
     options: '-c TimeZone=UTC',
+    // Server-side, so a runaway query is cancelled by PostgreSQL and its connection stays usable.
+    statement_timeout: options.statementTimeoutMs,
     types: POOL_TYPES,
   });
   // An idle connection that breaks (server restart, network) is dropped by the pool; without a listener
@@ -152,6 +160,8 @@ class PostgresStore implements Store {
     return inTransaction(this.pool, async (client) => {
       // Taken before anything else, so two processes migrating at once run one after the other.
       await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+      // A migration may rightly run longer than the statement timeout meant for requests.
+      await client.query('SET LOCAL statement_timeout = 0');
       await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
         version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)`);
       const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
@@ -166,6 +176,14 @@ class PostgresStore implements Store {
       }
       return pending.map((migration) => migration.version);
     });
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  poolStats(): PoolStats {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   async close(): Promise<void> {
@@ -291,6 +309,53 @@ const LIST_PAGE_SQL = `
   ) c ON true
   ORDER BY c.created_at, c.id`;
 
+/** The end of the merge chain from the id asked for, in one statement (one snapshot). */
+const GET_CONTACT_SQL = `
+  WITH RECURSIVE chain (id, hops) AS (
+    SELECT id, 0 FROM contacts WHERE owner_id = $1::uuid AND id = $2::uuid
+    UNION ALL
+    SELECT c.merged_into, chain.hops + 1 FROM chain JOIN contacts c ON c.owner_id = $1::uuid AND c.id = chain.id
+    WHERE c.merged_into IS NOT NULL AND chain.hops < ${MAX_MERGE_HOPS}
+  )
+  SELECT ${CONTACT_COLUMNS.map((column) => `c.${column}`).join(', ')}, c.is_self, c.merged_into
+  FROM chain JOIN contacts c ON c.owner_id = $1::uuid AND c.id = chain.id
+  ORDER BY chain.hops DESC LIMIT 1`;
+
+/** Below this many characters a query has no trigram, so the index can't help: the owner's rows are scanned. */
+const TRIGRAM_LENGTH = 3;
+
+/**
+ * Ranks exactly as the domain's searchRank ($2 the query; $4/$5 the word separators and as many spaces; search_text
+ * and search_words are the stored lower-case and word-spaced texts of the searched fields). `matches` narrows to
+ * the rows containing the query.
+ */
+function searchSql(matches: string): string {
+  return `
+  SELECT ${CONTACT_COLUMNS.join(', ')},
+    CASE
+      WHEN lower(name) = lower($2::text) OR lower(email) = lower($2::text) THEN 0
+      WHEN starts_with(lower(name), lower($2::text)) OR starts_with(lower(email), lower($2::text)) THEN 1
+      WHEN strpos(search_words, ' ' || translate(lower($2::text), $4::text, $5::text)) > 0 THEN 2
+      ELSE 3
+    END AS search_rank
+  FROM contacts
+  WHERE ${LISTABLE} AND ${matches}
+  ORDER BY search_rank, created_at, id
+  LIMIT $3::int`;
+}
+
+/** $6 is the query as a LIKE pattern, which the trigram index answers; LIKE, as search_text is lower case already. */
+const SEARCH_INDEXED_SQL = searchSql('search_text LIKE lower($6::text)');
+/** No LIKE here: a pattern without a trigram would make the planner read the whole index. */
+const SEARCH_SCAN_SQL = searchSql('strpos(search_text, lower($2::text)) > 0');
+
+const SEARCH_TRANSLATION = [WORD_SEPARATORS, ' '.repeat(WORD_SEPARATORS.length)];
+
+/** A LIKE pattern matching the query anywhere, with LIKE's own characters (%, _ and backslash) taken literally. */
+function containsPattern(query: string): string {
+  return `%${query.replace(/[\\%_]/g, '\\$&')}%`;
+}
+
 const MERGE_CANDIDATE_SQL = 'SELECT id, is_self, merged_into FROM contacts WHERE owner_id = $1::uuid AND id = $2::uuid FOR UPDATE';
 
 /**
@@ -329,6 +394,33 @@ class PostgresContactStore implements ContactStore {
       contacts: rows.filter((row) => row.id !== null).map(({ total: _total, ...row }) => contactFromRow(row)),
       total: rows[0]?.total ?? 0,
     };
+  }
+
+  async get(ownerId: string, id: string): Promise<FoundContact | null> {
+    if (!isUuid(ownerId) || !isUuid(id)) return null;
+    const askedId = id.toLowerCase();
+    const { rows } = await this.pool.query<ContactRow & { is_self: boolean; merged_into: string | null }>({
+      name: 'contacts_get',
+      text: GET_CONTACT_SQL,
+      values: [ownerId, askedId],
+    });
+    const row = rows[0];
+    if (!row) return null;
+    const { is_self, merged_into, ...contact } = row;
+    return foundContact(askedId, { contact: contactFromRow(contact), is_self, merged_into });
+  }
+
+  async search(ownerId: string, query: string, limit: number): Promise<Contact[]> {
+    const request = parseSearchRequest({ query, limit });
+    if (!isUuid(ownerId)) return [];
+    const indexed = [...request.query].length >= TRIGRAM_LENGTH;
+    const values = [ownerId, request.query, request.limit, ...SEARCH_TRANSLATION];
+    const { rows } = await this.pool.query<ContactRow & { search_rank: number }>(
+      indexed
+        ? { name: 'contacts_search_indexed', text: SEARCH_INDEXED_SQL, values: [...values, containsPattern(request.query)] }
+        : { name: 'contacts_search_scan', text: SEARCH_SCAN_SQL, values },
+    );
+    return rows.map(({ search_rank: _rank, ...contact }) => contactFromRow(contact));
   }
 
   async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<number> {

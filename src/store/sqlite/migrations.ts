@@ -61,4 +61,34 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX api_keys_owner ON api_keys (owner_id, created_at);
     `,
   },
+  {
+    version: 2,
+    name: 'contact search index',
+    // A trigram index finds any substring of 3+ characters, case-insensitively. External content: the text stays in
+    // contacts only, and the triggers keep the index in step. Its rowids are contacts' implicit rowids, which SQLite's
+    // VACUUM keeps (transfer optimization); should the index ever drift, INSERT … VALUES ('rebuild') restores it.
+    // Merged and self rows are indexed too and filtered at query time, so a merge needs no index write.
+    sql: `
+      CREATE VIRTUAL TABLE contacts_search USING fts5(
+        name, email, company, title, school, location, tags,
+        content = 'contacts', content_rowid = 'rowid', tokenize = 'trigram case_sensitive 0'
+      );
+      INSERT INTO contacts_search (contacts_search) VALUES ('rebuild');
+
+      CREATE TRIGGER contacts_search_insert AFTER INSERT ON contacts BEGIN
+        INSERT INTO contacts_search (rowid, name, email, company, title, school, location, tags)
+        VALUES (new.rowid, new.name, new.email, new.company, new.title, new.school, new.location, new.tags);
+      END;
+      CREATE TRIGGER contacts_search_delete AFTER DELETE ON contacts BEGIN
+        INSERT INTO contacts_search (contacts_search, rowid, name, email, company, title, school, location, tags)
+        VALUES ('delete', old.rowid, old.name, old.email, old.company, old.title, old.school, old.location, old.tags);
+      END;
+      CREATE TRIGGER contacts_search_update AFTER UPDATE OF name, email, company, title, school, location, tags ON contacts BEGIN
+        INSERT INTO contacts_search (contacts_search, rowid, name, email, company, title, school, location, tags)
+        VALUES ('delete', old.rowid, old.name, old.email, old.company, old.title, old.school, old.location, old.tags);
+        INSERT INTO contacts_search (rowid, name, email, company, title, school, location, tags)
+        VALUES (new.rowid, new.name, new.email, new.company, new.title, new.school, new.location, new.tags);
+      END;
+    `,
+  },
 ];

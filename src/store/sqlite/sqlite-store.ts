@@ -1,13 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { ContactValues } from '../../domain/contact.js';
+import type { Contact, ContactValues } from '../../domain/contact.js';
 import { InputError, NotFoundError } from '../../domain/errors.js';
 import { isUuid, newId } from '../../domain/ids.js';
 import { assertMergeAllowed, type MergeCandidate } from '../../domain/merge.js';
 import type { PageRequest } from '../../domain/pagination.js';
 import type { Plan } from '../../domain/plan.js';
 import type { Scope } from '../../domain/scopes.js';
+import { parseSearchRequest, searchRank } from '../../domain/search.js';
+import { foundContact, MAX_MERGE_HOPS } from '../contact-lookup.js';
 import { CONTACT_COLUMNS, CONTACT_VALUE_COLUMNS, contactFromRow, type ContactRow } from '../contact-row.js';
 import { planContactWrite, type ExistingContact } from '../import-plan.js';
 import { pendingMigrations } from '../migration.js';
@@ -15,12 +17,14 @@ import type {
   ApiKeyRecord,
   ContactPage,
   ContactStore,
+  FoundContact,
   ImportRecord,
   KeyStore,
   KeyWithOwner,
   NewApiKey,
   NewUser,
   Store,
+  StoreOptions,
   User,
   UserStore,
 } from '../store.js';
@@ -45,18 +49,39 @@ class Statements {
 
 const JSON_COLUMNS = new Set(['tags', 'enrichment', 'research_data']);
 const LISTABLE = 'owner_id = ? AND merged_into IS NULL AND is_self = 0';
+const CONTACT_SELECT = CONTACT_COLUMNS.map((column) => `c.${column}`).join(', ');
 const USER_COLUMNS = 'id, email, name, plan, created_at';
 const KEY_COLUMNS = 'id, owner_id, label, scopes, created_at, expires_at, last_used_at, revoked_at';
 
 /** Opens (creating if needed) the SQLite database at `path`, in WAL mode. */
-export function openSqliteStore(path: string): Store {
+export function openSqliteStore(path: string, options: StoreOptions = {}): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  // How long a statement waits for another connection's write lock before failing.
+  db.pragma(`busy_timeout = ${options.statementTimeoutMs ?? 5000}`);
+  registerSearchRank(db);
   return new SqliteStore(db);
+}
+
+/** search() ranks candidates with the domain's searchRank; the triggers that maintain the index never call it. */
+function registerSearchRank(db: Database.Database): void {
+  db.function(
+    'contact_search_rank',
+    { deterministic: true },
+    (query, name, email, company, title, school, location, tags) =>
+      searchRank(query as string, {
+        name: name as string | null,
+        email: email as string | null,
+        company: company as string | null,
+        title: title as string | null,
+        school: school as string | null,
+        location: location as string | null,
+        tags: tags === null ? null : (JSON.parse(tags as string) as string[]),
+      }),
+  );
 }
 
 class SqliteStore implements Store {
@@ -88,6 +113,10 @@ class SqliteStore implements Store {
     });
     // IMMEDIATE takes the write lock first, so two processes migrating at once run one after the other.
     return apply.immediate();
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
   }
 
   async close(): Promise<void> {
@@ -216,6 +245,31 @@ class SqliteContactStore implements ContactStore {
     }))();
   }
 
+  async get(ownerId: string, id: string): Promise<FoundContact | null> {
+    if (!isUuid(id)) return null;
+    const askedId = id.toLowerCase();
+    const row = this.statements.get(GET_CONTACT_SQL).get({ owner: ownerId, id: askedId }) as Row | undefined;
+    if (!row) return null;
+    const { is_self: isSelf, merged_into: mergedInto, ...contact } = row;
+    return foundContact(askedId, {
+      contact: decodeContact(contact),
+      is_self: isSelf === 1,
+      merged_into: mergedInto as string | null,
+    });
+  }
+
+  async search(ownerId: string, query: string, limit: number): Promise<Contact[]> {
+    const request = parseSearchRequest({ query, limit });
+    const indexed = [...request.query].length >= TRIGRAM_LENGTH;
+    const parameters = { owner: ownerId, query: request.query, limit: request.limit };
+    const rows = (
+      indexed
+        ? this.statements.get(SEARCH_INDEXED_SQL).all({ ...parameters, match: ftsPhrase(request.query) })
+        : this.statements.get(SEARCH_SCAN_SQL).all(parameters)
+    ) as Row[];
+    return rows.map(decodeContact);
+  }
+
   async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<number> {
     const now = new Date().toISOString();
     const findExisting = this.statements.get('SELECT owner_id, is_self FROM contacts WHERE id = ?');
@@ -262,6 +316,49 @@ class SqliteContactStore implements ContactStore {
     });
     run.immediate();
   }
+}
+
+/** The end of the merge chain from the id asked for, in one statement (one snapshot). */
+const GET_CONTACT_SQL = `
+  WITH RECURSIVE chain (id, hops) AS (
+    SELECT id, 0 FROM contacts WHERE owner_id = @owner AND id = @id
+    UNION ALL
+    SELECT c.merged_into, chain.hops + 1 FROM chain JOIN contacts c ON c.owner_id = @owner AND c.id = chain.id
+    WHERE c.merged_into IS NOT NULL AND chain.hops < ${MAX_MERGE_HOPS}
+  )
+  SELECT ${CONTACT_SELECT}, c.is_self, c.merged_into FROM contacts c
+  WHERE c.owner_id = @owner AND c.id = (SELECT id FROM chain ORDER BY hops DESC LIMIT 1)`;
+
+/** The trigram index matches only queries of at least this many characters; shorter ones scan the owner's contacts. */
+const TRIGRAM_LENGTH = 3;
+
+/**
+ * Ranks the candidates `from … where` selects, once each (MATERIALIZED: a flattened subquery would call the
+ * ranking function again for the filter and the sort), keeping only the sort keys; then reads the page's rows.
+ */
+function searchSql(candidates: string): string {
+  return `
+  WITH ranked AS MATERIALIZED (
+    SELECT c.rowid AS row_id, c.created_at, c.id,
+      contact_search_rank(@query, c.name, c.email, c.company, c.title, c.school, c.location, c.tags) AS search_rank
+    ${candidates} AND c.owner_id = @owner AND c.merged_into IS NULL AND c.is_self = 0
+  ), best AS (
+    SELECT row_id, search_rank, created_at, id FROM ranked WHERE search_rank IS NOT NULL
+    ORDER BY search_rank, created_at, id LIMIT @limit
+  )
+  SELECT ${CONTACT_SELECT} FROM best JOIN contacts c ON c.rowid = best.row_id
+  ORDER BY best.search_rank, best.created_at, best.id`;
+}
+
+/** The index narrows to contacts containing the query; searchRank re-checks each (per field, per tag) and ranks it. */
+const SEARCH_INDEXED_SQL = searchSql(
+  'FROM contacts_search JOIN contacts c ON c.rowid = contacts_search.rowid WHERE contacts_search MATCH @match',
+);
+const SEARCH_SCAN_SQL = searchSql('FROM contacts c WHERE true');
+
+/** The query as one FTS5 string: every character literal, so operators (AND, NEAR, *, quotes) mean nothing. */
+function ftsPhrase(query: string): string {
+  return `"${query.replaceAll('"', '""')}"`;
 }
 
 function encodeValue(column: keyof ContactValues, value: unknown): unknown {

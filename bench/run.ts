@@ -1,0 +1,324 @@
+/**
+ * The benchmark: loads the deterministic dataset into SQLite and PostgreSQL through the CLI's bulk path,
+ * then measures, side by side in one run and with an external load generator (wrk), the transport ceiling,
+ * the "competent first try" baseline and this service, and prints each figure as a ratio to both.
+ *
+ *   npm run bench -- [--scale 1] [--duration 10] [--connections 16] [--no-postgres] [--reload] [--out docs/benchmarks.md]
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { BIG_USER_EMAIL, SMALL_USER_EMAIL, shapeForScale, writeDataset } from './dataset.js';
+
+const { values: args } = parseArgs({
+  options: {
+    scale: { type: 'string', default: '1' },
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '16' },
+    workers: { type: 'string' },
+    postgres: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'no-postgres': { type: 'boolean', default: false },
+    reload: { type: 'boolean', default: false },
+    out: { type: 'string' },
+  },
+});
+
+const ROOT = resolve(import.meta.dirname, '..');
+const BIN = join(ROOT, 'dist/cli/main.js');
+const WORK = join(ROOT, '.bench');
+const scale = Number(args.scale);
+const duration = Number(args.duration);
+const connections = Number(args.connections);
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+
+interface Measurement {
+  target: string;
+  scenario: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  peakRssMb: number[];
+  note?: string;
+}
+
+function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+function cli(databaseUrl: string, ...cliArgs: string[]): string {
+  return execFileSync(process.execPath, [BIN, ...cliArgs], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+
+async function prepareDataset(): Promise<string> {
+  const dir = join(WORK, `dataset-${scale}`);
+  if (!existsSync(join(dir, 'contacts.ndjson')) || args.reload) {
+    log(`generating dataset (scale ${scale}) in ${dir}`);
+    const started = Date.now();
+    const written = await writeDataset(dir, shapeForScale(scale));
+    log(`generated ${written.contacts} contacts over ${written.users} users in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  return dir;
+}
+
+interface Database {
+  name: string;
+  url: string;
+  loadSeconds: number | null;
+  bigKey: string;
+  smallKey: string;
+  bigTotal: number;
+}
+
+async function prepareDatabase(name: string, url: string, dataset: string, fresh: boolean): Promise<Database> {
+  let loadSeconds: number | null = null;
+  if (fresh) {
+    log(`loading the dataset into ${name} through \`contacts-api bulk-import\``);
+    const started = Date.now();
+    cli(url, 'bulk-import', '--users', join(dataset, 'users.ndjson'), '--contacts', join(dataset, 'contacts.ndjson'));
+    loadSeconds = (Date.now() - started) / 1000;
+    log(`loaded ${name} in ${loadSeconds.toFixed(1)} s`);
+  }
+  const key = (email: string) => JSON.parse(cli(url, 'keys', 'create', '--user', email, '--label', 'bench', '--json')).key as string;
+  const bigKey = key(BIG_USER_EMAIL);
+  const smallKey = key(SMALL_USER_EMAIL);
+  return { name, url, loadSeconds, bigKey, smallKey, bigTotal: 0 };
+}
+
+async function preparePostgres(dataset: string): Promise<Database> {
+  const admin = new pg.Client({ connectionString: args.postgres });
+  await admin.connect();
+  const dbName = `contacts_bench_${String(scale).replace('.', '_')}`;
+  const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [dbName])).rowCount === 1;
+  if (exists && args.reload) await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
+  if (!exists || args.reload) await admin.query(`CREATE DATABASE ${dbName}`);
+  await admin.end();
+  const url = new URL(args.postgres!);
+  url.pathname = `/${dbName}`;
+  return prepareDatabase('PostgreSQL', url.toString(), dataset, !exists || args.reload!);
+}
+
+/** Starts a server process and waits until it answers; tracks the peak RSS of it and its children. */
+async function startServer(command: string, commandArgs: string[], env: NodeJS.ProcessEnv, port: number): Promise<{ stop: () => Promise<number[]> }> {
+  const child: ChildProcess = spawn(command, commandArgs, { env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const peaks = new Map<number, number>();
+  const sample = () => {
+    for (const pid of processTree(child.pid!)) {
+      const rss = rssKb(pid);
+      if (rss !== null) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, rss));
+    }
+  };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${command} ${commandArgs.join(' ')} exited with ${child.exitCode}`);
+    if (await answers(port)) break;
+    if (Date.now() > deadline) throw new Error(`server on port ${port} did not start`);
+    await sleep(200);
+  }
+  const timer = setInterval(sample, 200);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      sample();
+      child.kill('SIGTERM');
+      await new Promise((done) => child.once('exit', done));
+      // Workers report separately; the primary of a cluster only forwards connections.
+      const all = [...peaks.entries()];
+      const workers = all.filter(([pid]) => pid !== child.pid);
+      return (workers.length > 0 ? workers : all).map(([, kb]) => Math.round(kb / 1024));
+    },
+  };
+}
+
+function processTree(pid: number): number[] {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return [pid, ...children.flatMap(processTree)];
+  } catch {
+    return [];
+  }
+}
+
+function rssKb(pid: number): number | null {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+function answers(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const req = request({ host: '127.0.0.1', port, path: '/api/v1/contacts', method: 'GET' }, (res) => {
+      res.resume();
+      done(true);
+    });
+    req.on('error', () => done(false));
+    req.end();
+  });
+}
+
+function wrk(port: number, script: string, env: Record<string, string>, options: { connections: number; seconds: number }): { rps: number; p50: number; p99: number } {
+  const output = execFileSync('wrk', ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--latency', '-s', join(ROOT, 'bench/wrk', script), `http://127.0.0.1:${port}`], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(output);
+  if (errors) throw new Error(`wrk saw ${errors[1]} error responses:\n${output}`);
+  const latency = (percent: string) => {
+    const match = new RegExp(`\\s${percent}%\\s+([\\d.]+)(us|ms|s)`).exec(output);
+    if (!match) throw new Error(`no ${percent}% latency in wrk output:\n${output}`);
+    return Number(match[1]) * { us: 0.001, ms: 1, s: 1000 }[match[2] as 'us' | 'ms' | 's'];
+  };
+  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)![1]), p50: latency('50'), p99: latency('99') };
+}
+
+/** One client walking every page in order, timing each request. */
+async function walk(port: number, key: string): Promise<{ latencies: number[]; pages: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const latencies: number[] = [];
+  let offset: number | null = 0;
+  while (offset !== null) {
+    const started = process.hrtime.bigint();
+    const body = await get(port, `/api/v1/contacts?limit=50&offset=${offset}`, key, agent);
+    latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+    offset = JSON.parse(body).pagination.nextOffset;
+  }
+  agent.destroy();
+  return { latencies, pages: latencies.length };
+}
+
+function get(port: number, path: string, key: string, agent?: Agent): Promise<string> {
+  return new Promise((done, fail) => {
+    const req = request({ host: '127.0.0.1', port, path, agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => (res.statusCode === 200 ? done(Buffer.concat(chunks).toString()) : fail(new Error(`GET ${path}: ${res.statusCode}`))));
+    });
+    req.on('error', fail);
+    req.end();
+  });
+}
+
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+async function measureTarget(target: string, db: Database | null, start: () => Promise<{ stop: () => Promise<number[]> }>, port: number, results: Measurement[], extra: { walk: boolean }): Promise<void> {
+  log(`measuring ${target}`);
+  const server = await start();
+  const rows: Omit<Measurement, 'peakRssMb'>[] = [];
+  const load = (scenario: string, script: string, env: Record<string, string>, options = { connections, seconds: duration }) => {
+    wrk(port, script, env, { ...options, seconds: Number(args.warmup) });
+    rows.push({ target, scenario, ...wrk(port, script, env, options) });
+  };
+  if (db === null) {
+    load('first page, 100k network', 'first-page.lua', { KEY: 'ceiling' });
+  } else {
+    load('first page, 100k network', 'first-page.lua', { KEY: db.bigKey });
+    load('random pages, 100k network', 'random-page.lua', { KEY: db.bigKey, NETWORK: String(db.bigTotal) });
+    load('random pages, 100k network, 1 connection', 'random-page.lua', { KEY: db.bigKey, NETWORK: String(db.bigTotal) }, { connections: 1, seconds: duration });
+    load('random pages, 1k network', 'random-page.lua', { KEY: db.smallKey, NETWORK: '950' });
+    if (extra.walk) {
+      const { latencies, pages } = await walk(port, db.bigKey);
+      const first = mean(latencies.slice(0, 100));
+      const last = mean(latencies.slice(-100));
+      rows.push({ target, scenario: `sequential walk, ${pages} pages`, rps: 1000 / mean(latencies), p50: first, p99: last, note: `mean first 100 pages ${first.toFixed(2)} ms, last 100 ${last.toFixed(2)} ms: ratio ${(last / first).toFixed(2)}` });
+    }
+  }
+  const peak = await server.stop();
+  for (const row of rows) results.push({ ...row, peakRssMb: peak });
+}
+
+function table(results: Measurement[]): string {
+  const ceiling = results.find((r) => r.target === 'ceiling')!.rps;
+  const baselineOf = (row: Measurement) => {
+    const kind = row.target.includes('PostgreSQL') ? 'PostgreSQL' : 'SQLite';
+    return results.find((r) => r.target === `baseline (${kind})` && r.scenario === row.scenario)?.rps;
+  };
+  const lines = [
+    '| target | scenario | req/s | p50 ms | p99 ms | peak RSS MB (per process) | × ceiling | × baseline |',
+    '|---|---|---:|---:|---:|---|---:|---:|',
+  ];
+  for (const row of results) {
+    const baseline = baselineOf(row);
+    const isWalk = row.scenario.startsWith('sequential');
+    lines.push(
+      `| ${row.target} | ${row.scenario}${row.note ? ` (${row.note})` : ''} | ${row.rps.toFixed(0)} | ${isWalk ? '—' : row.p50.toFixed(2)} | ${isWalk ? '—' : row.p99.toFixed(2)} | ${row.peakRssMb.join(', ')} | ${(row.rps / ceiling).toFixed(2)} | ${baseline ? (row.rps / baseline).toFixed(1) : '—'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(BIN)) throw new Error('dist/ is missing: run `npm run build` first');
+  mkdirSync(WORK, { recursive: true });
+  const dataset = await prepareDataset();
+  const sqlitePath = join(WORK, `sqlite-${scale}.db`);
+  const sqliteFresh = !existsSync(sqlitePath) || args.reload!;
+  if (sqliteFresh) rmSync(sqlitePath, { force: true });
+  const databases: Database[] = [await prepareDatabase('SQLite', `file:${sqlitePath}`, dataset, sqliteFresh)];
+  if (!args['no-postgres']) databases.push(await preparePostgres(dataset));
+
+  const results: Measurement[] = [];
+  const port = 3900;
+  for (const db of databases) {
+    db.bigTotal = JSON.parse(await getOnce(db, port)).pagination.total;
+  }
+  // The ceiling sends the service's own first page, byte for byte.
+  const pageFile = join(WORK, 'first-page.json');
+  await withService(databases[0]!, port, async () => writeFileSync(pageFile, await get(port, '/api/v1/contacts?limit=50&offset=0', databases[0]!.bigKey)));
+  await measureTarget('ceiling', null, () => startServer(TSX, [join(ROOT, 'bench/ceiling-server.ts')], { PAGE_FILE: pageFile }, port), port, results, { walk: false });
+  for (const db of databases) {
+    await measureTarget(`baseline (${db.name})`, db, () => startServer(TSX, [join(ROOT, 'bench/baseline-server.ts')], { DATABASE_URL: db.url }, port), port, results, { walk: true });
+    const workers = args.workers ? ['--workers', args.workers] : [];
+    await measureTarget(`service (${db.name})`, db, () => startServer(process.execPath, [BIN, 'serve', ...workers], { DATABASE_URL: db.url }, port), port, results, { walk: true });
+  }
+
+  const report = [
+    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; wrk -t1 -c${connections}, ${duration} s per figure after ${args.warmup} s warm-up, on the same machine.`,
+    `Dataset: scale ${scale} (${shapeForScale(scale).contacts.toLocaleString('en')} contacts over ${shapeForScale(scale).users.toLocaleString('en')} users); the big network lists ${databases[0]!.bigTotal.toLocaleString('en')} contacts.`,
+    ...databases.filter((db) => db.loadSeconds !== null).map((db) => `Load through \`contacts-api bulk-import\` into ${db.name}: ${db.loadSeconds!.toFixed(1)} s.`),
+    '',
+    table(results),
+  ].join('\n');
+  process.stdout.write(`${report}\n`);
+  if (args.out) writeFileSync(args.out, `${readIntro(args.out)}${report}\n`);
+}
+
+async function getOnce(db: Database, port: number): Promise<string> {
+  let body = '';
+  await withService(db, port, async () => {
+    body = await get(port, '/api/v1/contacts?limit=1', db.bigKey);
+  });
+  return body;
+}
+
+async function withService(db: Database, port: number, action: () => Promise<void>): Promise<void> {
+  const server = await startServer(process.execPath, [BIN, 'serve'], { DATABASE_URL: db.url }, port);
+  try {
+    await action();
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Keeps the hand-written part of the results file above the generated table. */
+function readIntro(path: string): string {
+  if (!existsSync(path)) return '';
+  const text = readFileSync(path, 'utf8');
+  const marker = '<!-- results -->\n';
+  const at = text.indexOf(marker);
+  return at === -1 ? `${text}\n${marker}` : text.slice(0, at + marker.length);
+}
+
+await main();

@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createAuthenticator } from '../../auth/authenticator.js';
+import { CONTACTS_READ } from '../../domain/scopes.js';
+import { createLogger } from '../../logger.js';
+import { createMcpServer } from '../../mcp/server.js';
+import { withStore } from '../context.js';
+import type { CliIo } from '../io.js';
+
+/** The environment variable that holds the key `contacts-api mcp` acts with. */
+export const MCP_KEY_VARIABLE = 'CONTACTS_API_KEY';
+
+export function registerMcpCommand(program: Command, io: CliIo): void {
+  program
+    .command('mcp')
+    .description(`serve the contact tools to a local agent over MCP on stdin/stdout (key in ${MCP_KEY_VARIABLE})`)
+    .action(async () => {
+      await withStore(io, async (store, config) => {
+        // stdout carries the protocol only: the log goes to stderr.
+        const log = createLogger(config.logLevel, process.stderr);
+        const authenticator = createAuthenticator({
+          keys: store.keys,
+          apiKeyPrefix: config.apiKeyPrefix,
+          onTouchError: (error) => log.warn({ err: error }, 'could not record API key use'),
+        });
+        const key = io.env[MCP_KEY_VARIABLE]?.trim();
+        const authorization = key ? `Bearer ${key}` : undefined;
+        const owner = async () => (await authenticator.authenticate(authorization, CONTACTS_READ)).ownerId;
+        // A bad key stops the command (exit 1, the API's 401/403 text on stderr) before anything is served.
+        await owner();
+
+        const server = createMcpServer({
+          contacts: store.contacts,
+          owner,
+          onError: (error) => log.error({ err: error }, 'MCP tool failed'),
+        });
+        const transport = new StdioServerTransport();
+        const closed = new Promise<void>((resolve) => {
+          transport.onclose = resolve;
+          // The agent closing our stdin, or a signal, ends the session; the store is closed after it.
+          process.stdin.once('end', () => void transport.close());
+          process.once('SIGINT', () => void transport.close());
+          process.once('SIGTERM', () => void transport.close());
+        });
+        await server.connect(transport);
+        await closed;
+        await server.close();
+      });
+    });
+}

@@ -1,0 +1,32 @@
+import cors from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+
+/** Response headers a browser client may read: rate limits, Retry-After and the request id. */
+export const CORS_EXPOSED_HEADERS = [
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'X-Request-Id',
+];
+
+/**
+ * Lets browsers on the listed origins (exact matches, CORS_ORIGINS) call the API; with none listed no
+ * CORS header is ever sent, so browsers keep the same-origin policy. Keys travel in Authorization, not
+ * cookies, so credentials are never allowed.
+ */
+export async function allowCrossOrigin(app: FastifyInstance, origins: readonly string[]): Promise<void> {
+  if (origins.length === 0) return;
+  await app.register(cors, {
+    origin: [...origins],
+    methods: ['GET', 'HEAD', 'POST'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version'],
+    exposedHeaders: CORS_EXPOSED_HEADERS,
+    credentials: false,
+    maxAge: 600,
+    // A bare OPTIONS gets an empty 204 rather than a plain-text 400: every error body here is JSON.
+    strictPreflight: false,
+  });
+}

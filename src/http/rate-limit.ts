@@ -1,0 +1,81 @@
+import type { FastifyReply } from 'fastify';
+import { decide, RATE_LIMIT_WINDOW_MS, type RateLimitDecision } from '../domain/rate-limit.js';
+import type { RequestCounter } from '../rate-limit/request-counter.js';
+import { HttpError } from './errors.js';
+import type { Metrics } from './metrics.js';
+
+export const RATE_LIMIT_EXCEEDED_MESSAGE = 'Rate limit exceeded';
+/** While the counter fails, its warning is logged at most this often (with how many were left out). */
+export const FAIL_OPEN_WARNING_INTERVAL_MS = 10_000;
+const POLICY_NAME = 'default';
+
+/**
+ * Counts a request against its API key's limit, after authentication (so 401 and 403 never spend
+ * quota): sets the rate-limit headers on the reply, and throws a 429 HttpError with Retry-After once
+ * the key is over. Every authenticated route calls it with the key id it resolved.
+ */
+export type EnforceRateLimit = (keyId: string, reply: FastifyReply) => Promise<void>;
+
+export interface RateLimitOptions {
+  /** Requests per key per minute; 0 turns rate limiting off. */
+  perMinute: number;
+  counter: RequestCounter;
+  metrics: Metrics;
+  now?: () => number;
+}
+
+/** No limit: what an app without rate limiting (RATE_LIMIT_PER_MINUTE=0, or most tests) uses. */
+export const noRateLimit: EnforceRateLimit = async () => undefined;
+
+/**
+ * When the counter fails (Redis down or slow), the request is let through without a limit: a cache
+ * outage must not take the API down. Each such request increments a metric, and a warning is logged at
+ * most once per FAIL_OPEN_WARNING_INTERVAL_MS.
+ */
+export function createRateLimit(options: RateLimitOptions): EnforceRateLimit {
+  const { perMinute: limit, counter, metrics, now = Date.now } = options;
+  if (limit === 0) return noRateLimit;
+  const windowSeconds = RATE_LIMIT_WINDOW_MS / 1000;
+  const policy = `"${POLICY_NAME}";q=${limit};w=${windowSeconds}`;
+  let lastWarningAt = Number.NEGATIVE_INFINITY;
+  let unreported = 0;
+
+  return async (keyId, reply) => {
+    let decision: RateLimitDecision;
+    try {
+      decision = decide(limit, await counter.hit(keyId));
+    } catch (error) {
+      metrics.rateLimitFailOpen.inc();
+      const at = now();
+      if (at - lastWarningAt >= FAIL_OPEN_WARNING_INTERVAL_MS) {
+        reply.log.warn(
+          { err: error, counter: counter.kind, failuresNotLogged: unreported },
+          'rate limit counter failed; requests are allowed without a limit until it recovers',
+        );
+        lastWarningAt = at;
+        unreported = 0;
+      } else {
+        unreported += 1;
+      }
+      // The policy still holds; only the count is unknown.
+      reply.headers({ 'ratelimit-policy': policy, 'x-ratelimit-limit': String(limit) });
+      return;
+    }
+    reply.headers(rateLimitHeaders(policy, decision));
+    if (!decision.allowed) {
+      metrics.rateLimited.inc();
+      throw new HttpError(429, RATE_LIMIT_EXCEEDED_MESSAGE, { 'retry-after': String(decision.resetSeconds) });
+    }
+  };
+}
+
+/** The IETF headers (draft-ietf-httpapi-ratelimit-headers) and the legacy X-RateLimit-* trio. */
+function rateLimitHeaders(policy: string, decision: RateLimitDecision): Record<string, string> {
+  return {
+    'ratelimit-policy': policy,
+    ratelimit: `"${POLICY_NAME}";r=${decision.remaining};t=${decision.resetSeconds}`,
+    'x-ratelimit-limit': String(decision.limit),
+    'x-ratelimit-remaining': String(decision.remaining),
+    'x-ratelimit-reset': String(decision.resetSeconds),
+  };
+}

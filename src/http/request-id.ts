@@ -1,0 +1,20 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+/** A client's request id is kept only when it is a plain token, so it can't inject into logs or headers. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The request's id: the client's `X-Request-Id` when it is a sane token, else a new UUID. */
+export function requestIdOf(request: IncomingMessage): string {
+  const offered = request.headers[REQUEST_ID_HEADER];
+  return typeof offered === 'string' && SANE_REQUEST_ID.test(offered) ? offered : randomUUID();
+}
+
+/** Returns the request id in `X-Request-Id` on every response, errors included. */
+export function echoRequestId(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
+}

@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
+import type { Store } from '../../store/store.js';
+import { HttpError } from '../errors.js';
+import { errorResponse } from '../schemas/common.js';
+
+export const HEALTH_PATH = '/healthz';
+export const READINESS_PATH = '/readyz';
+/** Readiness answers within this bound even when the database hangs, so a probe never times out first. */
+export const READINESS_TIMEOUT_MS = 2_000;
+export const DATABASE_UNAVAILABLE_MESSAGE = 'Database unavailable';
+
+const StatusSchema = Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false });
+
+/**
+ * Probes for orchestrators and load balancers: unauthenticated, never rate-limited, never cached.
+ * `/healthz` says the process answers; `/readyz` also that the database does.
+ */
+export function registerHealthRoutes(app: FastifyInstance, deps: { store: Pick<Store, 'ping'> }): void {
+  app.get(
+    HEALTH_PATH,
+    {
+      schema: {
+        operationId: 'getHealth',
+        summary: 'Liveness: the process is up',
+        tags: ['meta'],
+        response: { 200: { ...StatusSchema, description: 'The process answers.' } },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    READINESS_PATH,
+    {
+      schema: {
+        operationId: 'getReadiness',
+        summary: 'Readiness: the process and its database are up',
+        tags: ['meta'],
+        response: {
+          200: { ...StatusSchema, description: 'The database answers.' },
+          503: errorResponse(`The database did not answer within ${READINESS_TIMEOUT_MS} ms: \`${DATABASE_UNAVAILABLE_MESSAGE}\`.`),
+        },
+      },
+    },
+    async (request) => {
+      try {
+        await withTimeout(deps.store.ping(), READINESS_TIMEOUT_MS);
+      } catch (error) {
+        request.log.warn({ err: error }, 'readiness check: database unavailable');
+        throw new HttpError(503, DATABASE_UNAVAILABLE_MESSAGE);
+      }
+      return { status: 'ok' as const };
+    },
+  );
+}
+
+async function withTimeout(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

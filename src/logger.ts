@@ -1,0 +1,80 @@
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+
+/** Anything shaped like an API key of any deployment's prefix: `<prefix>_live_<secret>` or `_test_`. */
+const KEY_SHAPED = /[a-z][a-z0-9]{1,15}_(?:live|test)_[A-Za-z0-9]+/g;
+const ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
+const MAX_LOGGED_PATH = 200;
+/** The message of a log call that carries only an error; pino would otherwise use the error's message. */
+const ERROR_MESSAGE = 'error';
+
+/**
+ * An error as it may be logged: its class, its code (an errno or SQLSTATE such as `57014`) and its stack
+ * frames, never its message or properties. Messages and driver fields (`detail`, `where`, a client
+ * error's raw request bytes) can quote keys, SQL parameters or contact data.
+ */
+export function loggableError(error: unknown): { type: string; code?: string; stack?: string } {
+  if (!(error instanceof Error)) return { type: typeof error };
+  const code = (error as { code?: unknown }).code;
+  const frames = (error.stack ?? '')
+    .split('\n')
+    .filter((line) => line.trimStart().startsWith('at '))
+    .join('\n');
+  return {
+    type: error.name,
+    ...(typeof code === 'string' && ERROR_CODE.test(code) ? { code } : {}),
+    ...(frames ? { stack: frames } : {}),
+  };
+}
+
+/** A request's path for the log: no query string, anything key-shaped replaced, and bounded. */
+export function loggablePath(url: string): string {
+  const path = url.split('?', 1)[0]!.replace(KEY_SHAPED, '[redacted]');
+  return path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path;
+}
+
+interface LoggedRequest {
+  method: string;
+  url: string;
+  ip?: string;
+  routeOptions?: { url?: string };
+}
+
+const serializers = {
+  err: loggableError,
+  req: (request: LoggedRequest) => ({
+    method: request.method,
+    path: loggablePath(request.url),
+    route: request.routeOptions?.url,
+    remoteAddress: request.ip,
+  }),
+  res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
+};
+
+const options = (level: string): LoggerOptions => ({
+  level,
+  serializers,
+  // Headers are never logged by the serializers above; these paths catch a header object logged by hand.
+  redact: {
+    paths: ['authorization', 'headers.authorization', '*.headers.authorization', 'req.headers', 'request.headers'],
+    censor: '[redacted]',
+  },
+  hooks: {
+    // pino makes an error's message the line's message when no other is given; give one instead.
+    logMethod(args, method) {
+      const [first, second] = args as unknown[];
+      if (first instanceof Error) return method.apply(this, [{ err: first }, typeof second === 'string' ? second : ERROR_MESSAGE]);
+      if (typeof first === 'object' && first !== null && 'err' in first && typeof second !== 'string') {
+        return method.apply(this, [first, ERROR_MESSAGE]);
+      }
+      return method.apply(this, args);
+    },
+  },
+});
+
+/**
+ * The service's JSON logger (pino). Keys, the Authorization header and contact data stay out of every
+ * line: requests are logged by method, path and route only, and errors by class, code and stack frames.
+ */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return destination ? pino(options(level), destination) : pino(options(level));
+}

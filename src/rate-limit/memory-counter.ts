@@ -1,0 +1,27 @@
+import { countRequest, type RateWindow } from '../domain/rate-limit.js';
+import type { RequestCounter } from './request-counter.js';
+
+/** Counts in this process only: right for one instance, and the clock is injectable for tests. */
+export function createMemoryCounter(options: { windowMs: number; now?: () => number }): RequestCounter {
+  const { windowMs, now = Date.now } = options;
+  const windows = new Map<string, RateWindow>();
+  let nextSweepAt = 0;
+
+  return {
+    kind: 'memory',
+    async hit(key) {
+      const at = now();
+      // Ended windows are dropped once per window length, so memory follows the keys seen recently.
+      if (at >= nextSweepAt) {
+        for (const [stale, window] of windows) if (window.endsAt <= at) windows.delete(stale);
+        nextSweepAt = at + windowMs;
+      }
+      const window = countRequest(windows.get(key), at, windowMs);
+      windows.set(key, window);
+      return { count: window.count, resetInMs: window.endsAt - at };
+    },
+    async close() {
+      windows.clear();
+    },
+  };
+}

@@ -1,0 +1,12 @@
+import type { WindowHit } from '../domain/rate-limit.js';
+
+/**
+ * Counts requests per key in fixed windows. One instance keeps the counts in memory; several share
+ * them in Redis. A failing counter rejects, and the caller decides what that means (fail open).
+ */
+export interface RequestCounter {
+  readonly kind: 'memory' | 'redis';
+  /** Counts one request for `key` and reports its window's count and time left. */
+  hit(key: string): Promise<WindowHit>;
+  close(): Promise<void>;
+}

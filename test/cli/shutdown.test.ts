@@ -1,0 +1,112 @@
+import { connect } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { bearer } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/backends.js';
+import { eventually } from '../support/eventually.js';
+import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+
+const postgresAdminUrl = inject('postgresAdminUrl');
+
+/** Whether a new TCP connection to the server's port is accepted. */
+function acceptsConnections(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * A list request is made slow for real: another session holds an exclusive lock on the contacts table,
+ * so the request's query waits inside PostgreSQL until the test commits. (SQLite readers never wait on a
+ * lock in WAL mode, so this runs on PostgreSQL only.)
+ */
+describe.skipIf(postgresAdminUrl === null)('contacts-api serve on SIGTERM, with a request in flight', () => {
+  let database: TestDatabase;
+  let dispose: () => Promise<void>;
+  let key: string;
+  let locker: pg.Client;
+  let server: ServerProcess | undefined;
+
+  const databaseName = () => new URL(database.databaseUrl).pathname.slice(1);
+  const lockContacts = async () => {
+    locker = new pg.Client({ connectionString: database.databaseUrl });
+    await locker.connect();
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE contacts IN ACCESS EXCLUSIVE MODE');
+  };
+  // Asked from its own session: inside the locking transaction, pg_stat_activity would stay a cached snapshot.
+  const waitingOnLock = async () => {
+    const observer = new pg.Client({ connectionString: database.databaseUrl });
+    await observer.connect();
+    try {
+      const { rows } = await observer.query<{ waiting: string }>(
+        "SELECT count(*) AS waiting FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'",
+        [databaseName()],
+      );
+      expect(Number(rows[0]!.waiting)).toBe(1);
+    } finally {
+      await observer.end();
+    }
+  };
+  const start = (shutdownTimeoutMs: number) =>
+    startServerProcess({
+      DATABASE_URL: database.databaseUrl,
+      SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs),
+      // The lock wait must not be cut short by the statement or request timeout.
+      DB_STATEMENT_TIMEOUT_MS: '120000',
+      REQUEST_TIMEOUT_MS: '120000',
+      LOG_LEVEL: 'info',
+    });
+
+  beforeAll(async () => {
+    ({ database, dispose } = await createTestDatabase('postgres', postgresAdminUrl));
+    const owner = await createUser(database.store);
+    await importNumberedContacts(database.store, owner.id, 3, 'Draining');
+    key = (await createKey(database.store, owner.id)).key;
+  });
+  afterAll(async () => {
+    await server?.kill();
+    await locker?.end().catch(() => undefined);
+    await dispose?.();
+  });
+
+  it('finishes the in-flight request with 200, refuses new connections meanwhile, and exits 0', async () => {
+    server = await start(60_000);
+    await lockContacts();
+    const inflight = fetch(`${server.url}/api/v1/contacts?limit=10`, { headers: bearer(key) });
+    await eventually(waitingOnLock, 10_000);
+
+    server.child.kill('SIGTERM');
+    await eventually(async () => expect(await acceptsConnections(server!.url)).toBe(false), 10_000);
+    expect(server.child.exitCode).toBeNull();
+
+    await locker.query('COMMIT');
+    const response = await inflight;
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { pagination: { total: number } }).pagination.total).toBe(3);
+    expect(await server.exited).toBe(0);
+    expect(server.logLines().map((line) => line.msg)).toContain('shutting down');
+    await locker.end();
+  });
+
+  it('exits 1 once SHUTDOWN_TIMEOUT_MS has passed with the request still running', async () => {
+    server = await start(300);
+    await lockContacts();
+    const inflight = fetch(`${server.url}/api/v1/contacts?limit=10`, { headers: bearer(key) }).catch((error: Error) => error);
+    await eventually(waitingOnLock, 10_000);
+
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(1);
+    expect(server.logLines().map((line) => line.msg)).toContain('shutdown timed out; exiting before in-flight requests finished');
+    expect(await inflight).toBeInstanceOf(Error);
+    await locker.query('ROLLBACK');
+    await locker.end();
+  });
+});

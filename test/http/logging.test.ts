@@ -1,0 +1,103 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
+import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
+import type { Store } from '../../src/store/store.js';
+import { bearer, buildTestApp } from '../support/app.js';
+import { describeEachBackend } from '../support/backends.js';
+import { captureLogs } from '../support/log-capture.js';
+import { contactRecord, createKey, createUser } from '../support/seed.js';
+import { overrideStore } from '../support/store-override.js';
+
+const CONTACT = { name: 'Zebulon Quintavalle', email: 'zebulon.quintavalle@example.org', phone: '+15550001234' };
+
+/** The store, except that listing `failingOwner`'s contacts throws an error quoting a key and contact data. */
+function failingFor(store: Store, failingOwner: () => string, leak: () => string): Store {
+  return overrideStore(store, {
+    contacts: {
+      listPage: async (ownerId, page) => {
+        if (ownerId !== failingOwner()) return store.contacts.listPage(ownerId, page);
+        // Like a driver error: the message and its fields quote what the query touched.
+        throw Object.assign(new Error(`listing failed for ${leak()}: ${CONTACT.name} <${CONTACT.email}>`), {
+          code: '23505',
+          detail: `Key (email)=(${CONTACT.email}) already exists.`,
+          parameters: [leak(), CONTACT.phone],
+        });
+      },
+    },
+  });
+}
+
+describeEachBackend('logs never carry keys, the Authorization header or contact data', (db) => {
+  const logs = captureLogs('trace');
+  let app: FastifyInstance;
+  let keys: { ok: string; unscoped: string; failing: string; limited: string; unknown: string };
+  let failingOwnerId = '';
+
+  beforeAll(async () => {
+    const store = db().store;
+    const owner = await createUser(store, 'pro', CONTACT.name);
+    await store.contacts.importContacts(owner.id, [contactRecord(CONTACT)]);
+    const failingOwner = await createUser(store);
+    failingOwnerId = failingOwner.id;
+    const revokedSoon = await createKey(store, owner.id);
+    await store.keys.revoke(revokedSoon.id);
+    keys = {
+      ok: (await createKey(store, owner.id)).key,
+      unscoped: (await createKey(store, owner.id, { scopes: [] })).key,
+      failing: (await createKey(store, failingOwner.id)).key,
+      limited: (await createKey(store, owner.id)).key,
+      unknown: revokedSoon.key,
+    };
+    app = await buildTestApp(failingFor(store, () => failingOwnerId, () => keys.failing), {
+      logger: logs.logger,
+      rateLimit: { perMinute: 3, counter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }) },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('on success, 400, 401, 403, 404, 405, 429 and a 500 whose error quotes a key and contact data', async () => {
+    const get = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers });
+    const statuses = [
+      (await get('/api/v1/contacts', bearer(keys.ok))).statusCode,
+      (await get(`/api/v1/contacts?limit=${keys.ok}`, bearer(keys.ok))).statusCode,
+      (await get(`/api/v1/contacts?api_key=${keys.ok}&email=${CONTACT.email}`, bearer(keys.ok))).statusCode,
+      (await get('/api/v1/contacts', { authorization: `Bearer ${keys.unknown}` })).statusCode,
+      (await get('/api/v1/contacts', { authorization: `Basic ${keys.ok}` })).statusCode,
+      (await get('/api/v1/contacts', bearer(keys.unscoped))).statusCode,
+      (await get(`/${keys.ok}/contacts`, bearer(keys.ok))).statusCode,
+      (
+        await app.inject({
+          method: 'POST',
+          url: '/api/v1/contacts',
+          headers: { ...bearer(keys.ok), 'content-type': 'application/json' },
+          payload: JSON.stringify({ key: keys.ok, ...CONTACT }),
+        })
+      ).statusCode,
+      (await get('/api/v1/contacts', bearer(keys.limited))).statusCode,
+      (await get('/api/v1/contacts', bearer(keys.limited))).statusCode,
+      (await get('/api/v1/contacts', bearer(keys.limited))).statusCode,
+      (await get('/api/v1/contacts', bearer(keys.limited))).statusCode,
+      (await get('/api/v1/contacts', bearer(keys.failing))).statusCode,
+    ];
+    expect(statuses).toEqual([200, 400, 400, 401, 401, 403, 404, 405, 200, 200, 200, 429, 500]);
+
+    const text = logs.text();
+    const lines = logs.lines();
+    // The run was logged (so the absence below means something): every request, and the 500 with its cause.
+    expect(lines.filter((line) => line.msg === 'request completed')).toHaveLength(statuses.length);
+    const failure = lines.find((line) => line.msg === 'request failed');
+    expect(failure?.err).toMatchObject({ type: 'Error', code: '23505', stack: expect.stringContaining('at ') });
+
+    for (const key of Object.values(keys)) {
+      expect(text).not.toContain(key);
+      expect(text).not.toContain(key.slice('cnt_live_'.length, 'cnt_live_'.length + 30));
+    }
+    for (const value of Object.values(CONTACT)) expect(text).not.toContain(value);
+    expect(text).not.toContain(CONTACT.email.split('@')[0]);
+    expect(text.toLowerCase()).not.toContain('bearer');
+    expect(text.toLowerCase()).not.toContain('authorization');
+  });
+});

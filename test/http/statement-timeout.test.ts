@@ -1,0 +1,55 @@
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
+import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
+import { bearer, buildTestApp } from '../support/app.js';
+import { createTestDatabase } from '../support/backends.js';
+import { contactRecord, createKey, createUser } from '../support/seed.js';
+
+const postgresAdminUrl = inject('postgresAdminUrl');
+
+describe.skipIf(postgresAdminUrl === null)('DB_STATEMENT_TIMEOUT_MS on PostgreSQL', () => {
+  it('cancels a query stuck behind a lock, so the request fails fast with a JSON 500 instead of hanging', async () => {
+    const { database, dispose } = await createTestDatabase('postgres', postgresAdminUrl);
+    const store = await openStore(parseDatabaseUrl(database.databaseUrl), { statementTimeoutMs: 300 });
+    const app = await buildTestApp(store);
+    const locker = new pg.Client({ connectionString: database.databaseUrl });
+    try {
+      const { key } = await createKey(store, (await createUser(store)).id);
+      await locker.connect();
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE contacts IN ACCESS EXCLUSIVE MODE');
+      const response = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) });
+      expect(response.statusCode).toBe(500);
+      expect(response.json()).toEqual({ error: 'Internal server error' });
+      await locker.query('ROLLBACK');
+      expect((await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) })).statusCode).toBe(200);
+    } finally {
+      await locker.end();
+      await app.close();
+      await store.close();
+      await dispose();
+    }
+  });
+});
+
+describe('DB_STATEMENT_TIMEOUT_MS on SQLite (busy_timeout)', () => {
+  it('gives up on another connection’s write lock after the timeout, with SQLITE_BUSY', async () => {
+    const { database, dispose } = await createTestDatabase('sqlite', null);
+    const store = await openStore(parseDatabaseUrl(database.databaseUrl), { statementTimeoutMs: 100 });
+    const writer = new Database(database.databaseUrl.slice('file:'.length));
+    try {
+      const owner = await createUser(store);
+      writer.prepare('BEGIN IMMEDIATE').run();
+      await expect(store.contacts.importContacts(owner.id, [contactRecord({ name: 'Blocked' })])).rejects.toMatchObject({
+        code: 'SQLITE_BUSY',
+      });
+      writer.prepare('ROLLBACK').run();
+      expect(await store.contacts.importContacts(owner.id, [contactRecord({ name: 'Unblocked' })])).toBe(1);
+    } finally {
+      writer.close();
+      await store.close();
+      await dispose();
+    }
+  });
+});

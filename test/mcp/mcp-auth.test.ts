@@ -1,0 +1,173 @@
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, buildTestApp } from '../support/app.js';
+import { describeEachBackend } from '../support/backends.js';
+import { BIN, runBin } from '../support/cli.js';
+import { createKey, createUser } from '../support/seed.js';
+
+const INVALID = 'Invalid or inactive API key';
+const LACKS_SCOPE = 'API key lacks contacts:read';
+const NEEDS_PRO = 'API access requires a Pro plan';
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+};
+
+describeEachBackend('MCP authentication', (db) => {
+  let app: FastifyInstance;
+  let mcpUrl: string;
+  const keys: Record<'valid' | 'revoked' | 'expired' | 'noScope' | 'freePlan', string> = {} as never;
+  let ownerId: string;
+
+  const post = (headers: Record<string, string>, body: unknown = INITIALIZE) =>
+    fetch(mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    const { store } = db();
+    ownerId = (await createUser(store)).id;
+    const free = await createUser(store, 'free');
+    keys.valid = (await createKey(store, ownerId)).key;
+    const revoked = await createKey(store, ownerId);
+    await store.keys.revoke(revoked.id);
+    keys.revoked = revoked.key;
+    keys.expired = (await createKey(store, ownerId, { expiresAt: '2020-01-01T00:00:00.000Z' })).key;
+    keys.noScope = (await createKey(store, ownerId, { scopes: [] })).key;
+    keys.freePlan = (await createKey(store, free.id)).key;
+    app = await buildTestApp(store);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    mcpUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`;
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  describe('hosted /mcp: the REST API’s rules and texts', () => {
+    it('401 with WWW-Authenticate for a missing, non-Bearer, malformed, unknown, revoked or expired key', async () => {
+      const cases: Record<string, Record<string, string>> = {
+        missing: {},
+        basic: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+        malformed: bearer('cnt_live_short'),
+        unknown: bearer(`${keys.valid.slice(0, -8)}AAAAAAAA`),
+        revoked: bearer(keys.revoked),
+        expired: bearer(keys.expired),
+      };
+      for (const [name, headers] of Object.entries(cases)) {
+        const response = await post(headers);
+        expect(response.status, name).toBe(401);
+        expect(response.headers.get('www-authenticate'), name).toBe('Bearer realm="contacts-api"');
+        expect(await response.json(), name).toEqual({ error: INVALID });
+      }
+    });
+
+    it('checks the key before reading the body: a bad body without a key is still a 401', async () => {
+      const response = await post({}, '{not json');
+      expect(response.status).toBe(401);
+    });
+
+    it('403 for a key without contacts:read and for a user on the free plan', async () => {
+      const scope = await post(bearer(keys.noScope));
+      expect(scope.status).toBe(403);
+      expect(await scope.json()).toEqual({ error: LACKS_SCOPE });
+      const plan = await post(bearer(keys.freePlan));
+      expect(plan.status).toBe(403);
+      expect(await plan.json()).toEqual({ error: NEEDS_PRO });
+    });
+
+    it('the SDK client cannot connect with a bad key', async () => {
+      const client = new Client({ name: 'test', version: '1' });
+      const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: bearer(keys.revoked) } });
+      await expect(client.connect(transport)).rejects.toThrow(INVALID);
+    });
+
+    it('a key revoked during a session fails its next request', async () => {
+      const { store } = db();
+      const key = await createKey(store, ownerId);
+      const client = new Client({ name: 'test', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: bearer(key.key) } }));
+      await expect(client.callTool({ name: 'list_contacts', arguments: {} })).resolves.toMatchObject({ structuredContent: {} });
+      await store.keys.revoke(key.id);
+      await expect(client.callTool({ name: 'list_contacts', arguments: {} })).rejects.toThrow(INVALID);
+      await client.close();
+    });
+
+    it('answers a valid initialize statelessly, in JSON, without a session id', async () => {
+      const response = await post(bearer(keys.valid));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(response.headers.get('mcp-session-id')).toBeNull();
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      const body = (await response.json()) as { result: { serverInfo: { name: string } } };
+      expect(body.result.serverInfo.name).toBe('contacts-api');
+    });
+
+    it('keeps protocol errors in JSON: bad JSON, a non-JSON-RPC body, a missing Accept', async () => {
+      const badJson = await post(bearer(keys.valid), '{not json');
+      expect(badJson.status).toBe(400);
+      expect(await badJson.json()).toHaveProperty('error');
+      const notRpc = await post(bearer(keys.valid), { hello: 'world' });
+      expect(notRpc.status).toBe(400);
+      expect(await notRpc.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
+      const noAccept = await post({ ...bearer(keys.valid), accept: 'application/json' });
+      expect(noAccept.status).toBe(406);
+      expect(await noAccept.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    });
+
+    it('405 in JSON for GET and DELETE: no server-sent stream and no session in stateless mode', async () => {
+      for (const method of ['GET', 'DELETE']) {
+        const response = await fetch(mcpUrl, { method, headers: bearer(keys.valid) });
+        expect(response.status, method).toBe(405);
+        expect(response.headers.get('allow'), method).toBe('POST');
+        expect(await response.json(), method).toHaveProperty('error');
+      }
+    });
+  });
+
+  describe('local `contacts-api mcp` (stdio)', () => {
+    const env = (key?: string): Record<string, string> => ({
+      DATABASE_URL: db().databaseUrl,
+      API_KEY_PREFIX: 'cnt',
+      ...(key === undefined ? {} : { CONTACTS_API_KEY: key }),
+    });
+
+    it('exits 1 before serving, with the 401 text on stderr and nothing on stdout, for a missing or bad key', async () => {
+      for (const key of [undefined, '', 'nonsense', keys.revoked, keys.expired]) {
+        const result = await runBin(env(key), 'mcp');
+        expect(result.code, String(key)).toBe(1);
+        expect(result.stderr, String(key)).toBe(`error: ${INVALID}\n`);
+        expect(result.stdout, String(key)).toBe('');
+      }
+    });
+
+    it('exits 1 with the 403 texts for a key without contacts:read and a user on the free plan', async () => {
+      expect(await runBin(env(keys.noScope), 'mcp')).toEqual({ code: 1, stdout: '', stderr: `error: ${LACKS_SCOPE}\n` });
+      expect(await runBin(env(keys.freePlan), 'mcp')).toEqual({ code: 1, stdout: '', stderr: `error: ${NEEDS_PRO}\n` });
+    });
+
+    it('checks the key at every call: revoked during a session, the next call is a 401 tool error', async () => {
+      const { store } = db();
+      const key = await createKey(store, ownerId);
+      const client = new Client({ name: 'test', version: '1' });
+      await client.connect(
+        new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: { PATH: process.env.PATH ?? '', ...env(key.key) } }),
+      );
+      const before = (await client.callTool({ name: 'list_contacts', arguments: {} })) as CallToolResult;
+      expect(before.isError).toBeFalsy();
+      await store.keys.revoke(key.id);
+      const after = (await client.callTool({ name: 'list_contacts', arguments: {} })) as CallToolResult;
+      expect(after).toEqual({ isError: true, content: [{ type: 'text', text: INVALID }] });
+      await client.close();
+    });
+  });
+});

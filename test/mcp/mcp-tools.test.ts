@@ -1,0 +1,257 @@
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ContactSchema, type Contact } from '../../src/domain/contact.js';
+import type { User } from '../../src/store/store.js';
+import { bearer, buildTestApp } from '../support/app.js';
+import { describeEachBackend } from '../support/backends.js';
+import { BIN } from '../support/cli.js';
+import { contactRecord, createKey, createUser } from '../support/seed.js';
+import { selfContactId } from '../support/self-contact.js';
+
+const TRANSPORTS = ['streamable http', 'stdio'] as const;
+type TransportName = (typeof TRANSPORTS)[number];
+const NOT_FOUND = 'Contact not found';
+
+/** Text of a tool result's single text block. */
+const textOf = (result: CallToolResult): string => (result.content[0] as { text: string }).text;
+
+describeEachBackend('MCP tools', (db) => {
+  let app: FastifyInstance;
+  let baseUrl: string;
+  let owner: User;
+  let ownerKey: string;
+  let otherKey: string;
+  let owned: Contact[];
+  let otherOwned: Contact[];
+  let duplicateId: string;
+  let selfId: string;
+
+  async function connect(transport: TransportName, key: string): Promise<Client> {
+    const client = new Client({ name: 'contacts-api-test', version: '1.0.0' });
+    if (transport === 'stdio') {
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [BIN, 'mcp'],
+          env: { PATH: process.env.PATH ?? '', DATABASE_URL: db().databaseUrl, API_KEY_PREFIX: 'cnt', CONTACTS_API_KEY: key, LOG_LEVEL: 'warn' },
+          stderr: 'pipe',
+        }),
+      );
+    } else {
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: bearer(key) } }),
+      );
+    }
+    return client;
+  }
+
+  const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
+    client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+
+  beforeAll(async () => {
+    const { store } = db();
+    owner = await createUser(store, 'pro', 'Owner Self');
+    const other = await createUser(store);
+    ownerKey = (await createKey(store, owner.id)).key;
+    otherKey = (await createKey(store, other.id)).key;
+    const base = Date.parse('2024-06-01T00:00:00.000Z');
+    const at = (minute: number) => new Date(base + minute * 60_000).toISOString();
+    // The two users' contacts interleave in time.
+    await store.contacts.importContacts(owner.id, [
+      contactRecord({ name: 'Ada Lovelace', email: 'ada@example.com', company: 'Analytical Engines', tags: ['math'], created_at: at(0) }),
+      contactRecord({ name: 'Charles Babbage', title: 'Inventor', created_at: at(2) }),
+    ]);
+    await store.contacts.importContacts(other.id, [
+      contactRecord({ name: 'Ada Other', email: 'ada.other@example.com', created_at: at(1) }),
+      contactRecord({ name: 'Grace Hopper', created_at: at(3) }),
+    ]);
+    await store.contacts.importContacts(
+      owner.id,
+      Array.from({ length: 12 }, (_, i) => contactRecord({ name: `Person ${String(i + 1).padStart(2, '0')}`, created_at: at(4 + i) })),
+    );
+    await store.contacts.importContacts(owner.id, [contactRecord({ name: 'Ada Duplicate', created_at: at(30) })]);
+    const listed = (await store.contacts.listPage(owner.id, { limit: 100, offset: 0 })).contacts;
+    duplicateId = listed.find((contact) => contact.name === 'Ada Duplicate')!.id;
+    await store.contacts.merge(owner.id, duplicateId, listed[0]!.id);
+    owned = (await store.contacts.listPage(owner.id, { limit: 100, offset: 0 })).contacts;
+    otherOwned = (await store.contacts.listPage(other.id, { limit: 100, offset: 0 })).contacts;
+    selfId = await selfContactId(db().databaseUrl, owner.id);
+    app = await buildTestApp(store);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  for (const transport of TRANSPORTS) {
+    describe(`over ${transport}`, () => {
+      let client: Client;
+      let otherClient: Client;
+
+      beforeAll(async () => {
+        client = await connect(transport, ownerKey);
+        otherClient = await connect(transport, otherKey);
+      });
+      afterAll(async () => {
+        await client?.close();
+        await otherClient?.close();
+      });
+
+      it('lists exactly three read-only tools, each with an input and an output schema', async () => {
+        const { tools } = await client.listTools();
+        expect(tools.map((tool) => tool.name).sort()).toEqual(['get_contact', 'list_contacts', 'search_contacts']);
+        for (const tool of tools) {
+          expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
+          expect(tool.description, tool.name).toBeTruthy();
+          expect(tool.inputSchema.type).toBe('object');
+          expect(tool.inputSchema.additionalProperties, `${tool.name} refuses unknown arguments`).toBe(false);
+          expect(tool.outputSchema?.type).toBe('object');
+        }
+        const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+        expect(byName.list_contacts!.inputSchema.properties).toMatchObject({
+          limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+          offset: { type: 'integer', minimum: 0, maximum: 2147483647, default: 0 },
+        });
+        expect(byName.get_contact!.inputSchema.required).toEqual(['id']);
+        expect(byName.search_contacts!.inputSchema.required).toEqual(['query']);
+        expect(byName.search_contacts!.inputSchema.properties).toMatchObject({ limit: { minimum: 1, maximum: 50, default: 10 } });
+      });
+
+      it('describes contacts with the REST API’s Contact fields, so the two cannot drift', async () => {
+        const { tools } = await client.listTools();
+        const contactSchema = (tools.find((tool) => tool.name === 'get_contact')!.outputSchema!.properties as any).contact;
+        expect(Object.keys(contactSchema.properties)).toEqual(Object.keys(ContactSchema.properties));
+        expect([...contactSchema.required].sort()).toEqual([...(ContactSchema.required as string[])].sort());
+      });
+
+      describe('list_contacts', () => {
+        it('returns the same page, order, exclusions and pagination as GET /api/v1/contacts', async () => {
+          for (const [limit, offset] of [[5, 0], [5, 10], [100, 0], [3, 1000]] as const) {
+            const result = await call(client, 'list_contacts', { limit, offset });
+            const rest = await fetch(`${baseUrl}/api/v1/contacts?limit=${limit}&offset=${offset}`, { headers: bearer(ownerKey) });
+            expect(result.isError).toBeFalsy();
+            expect(result.structuredContent).toEqual(await rest.json());
+          }
+        });
+
+        it('defaults to limit 50, offset 0, excludes the merged duplicate and the self row, and renders a short text', async () => {
+          const result = await call(client, 'list_contacts');
+          const { data, pagination } = result.structuredContent as { data: Contact[]; pagination: object };
+          expect(pagination).toEqual({ limit: 50, offset: 0, total: 14, nextOffset: null });
+          expect(data.map((contact) => contact.id)).toEqual(owned.map((contact) => contact.id));
+          expect(data.map((contact) => contact.id)).not.toContain(duplicateId);
+          expect(data.map((contact) => contact.id)).not.toContain(selfId);
+          expect(textOf(result).split('\n')[0]).toBe('Contacts 1–14 of 14.');
+          expect(textOf(result)).toContain(`- Ada Lovelace <ada@example.com> — Analytical Engines (id ${owned[0]!.id})`);
+          const next = await call(client, 'list_contacts', { limit: 5, offset: 5 });
+          expect(textOf(next).split('\n')[0]).toBe('Contacts 6–10 of 14; the next page starts at offset 10.');
+        });
+
+        it('gives tool errors for limit and offset out of bounds, non-integers and unknown arguments', async () => {
+          const cases: [Record<string, unknown>, string][] = [
+            [{ limit: 0 }, '"limit" must be an integer from 1 to 100'],
+            [{ limit: 101 }, '"limit" must be an integer from 1 to 100'],
+            [{ limit: 2.5 }, '"limit" must be an integer from 1 to 100'],
+            [{ limit: '10' }, '"limit" must be an integer from 1 to 100'],
+            [{ offset: -1 }, '"offset" must be an integer from 0 to 2147483647'],
+            [{ offset: 2 ** 31 }, '"offset" must be an integer from 0 to 2147483647'],
+            [{ owner_id: owner.id }, 'owner_id'],
+          ];
+          for (const [args, message] of cases) {
+            const result = await call(client, 'list_contacts', args);
+            expect(result.isError, JSON.stringify(args)).toBe(true);
+            expect(textOf(result), JSON.stringify(args)).toContain(message);
+          }
+        });
+      });
+
+      describe('get_contact', () => {
+        it('returns one of the owner’s contacts as the list shows it', async () => {
+          const result = await call(client, 'get_contact', { id: owned[1]!.id });
+          expect(result.isError).toBeFalsy();
+          expect(result.structuredContent).toEqual({ contact: owned[1], merged_from: null });
+          expect(textOf(result)).toBe(`- Charles Babbage — Inventor (id ${owned[1]!.id})`);
+        });
+
+        it('resolves a merged duplicate’s id to the surviving contact and says so', async () => {
+          const result = await call(client, 'get_contact', { id: duplicateId });
+          expect(result.structuredContent).toEqual({ contact: owned[0], merged_from: duplicateId });
+          expect(textOf(result).split('\n')[0]).toBe(`Contact ${duplicateId} was merged into ${owned[0]!.id}; this is that contact.`);
+        });
+
+        it('gives the same "Contact not found" tool error for an unknown id, another user’s, the self row and a malformed id', async () => {
+          for (const id of ['0190a1b2-0000-7000-8000-000000000000', otherOwned[0]!.id, selfId, 'not-a-uuid', '']) {
+            const result = await call(client, 'get_contact', { id });
+            expect(result.isError, id).toBe(true);
+            expect(textOf(result), id).toBe(NOT_FOUND);
+            expect(result.structuredContent, id).toBeUndefined();
+          }
+        });
+
+        it('gives a tool error when the id is missing or not a string', async () => {
+          for (const args of [{}, { id: 42 }]) {
+            const result = await call(client, 'get_contact', args);
+            expect(result.isError).toBe(true);
+            expect(textOf(result)).toContain('Invalid arguments for tool get_contact');
+          }
+        });
+      });
+
+      describe('search_contacts', () => {
+        it('finds the owner’s contacts, best first, and renders them', async () => {
+          const result = await call(client, 'search_contacts', { query: '  ADA ' });
+          expect(result.isError).toBeFalsy();
+          expect(result.structuredContent).toEqual({ query: 'ADA', data: [owned[0]] });
+          expect(textOf(result)).toBe(`1 contact matching "ADA", best first:\n- Ada Lovelace <ada@example.com> — Analytical Engines (id ${owned[0]!.id})`);
+          const people = await call(client, 'search_contacts', { query: 'person', limit: 3 });
+          expect((people.structuredContent as { data: Contact[] }).data.map((contact) => contact.name)).toEqual([
+            'Person 01',
+            'Person 02',
+            'Person 03',
+          ]);
+          expect(textOf(await call(client, 'search_contacts', { query: 'nobody' }))).toBe('No contacts match "nobody".');
+        });
+
+        it('matches tags, and treats operators as literal text', async () => {
+          const tagged = await call(client, 'search_contacts', { query: 'math' });
+          expect((tagged.structuredContent as { data: Contact[] }).data.map((contact) => contact.id)).toEqual([owned[0]!.id]);
+          for (const query of ['"', '%', 'NEAR(', '*', 'ada AND', "'"]) {
+            const result = await call(client, 'search_contacts', { query });
+            expect(result.isError, query).toBeFalsy();
+          }
+        });
+
+        it('gives tool errors for a blank, too long or control-character query and a limit out of bounds', async () => {
+          const cases: [Record<string, unknown>, string][] = [
+            [{ query: '   ' }, '"query" must not be empty'],
+            [{ query: 'x'.repeat(201) }, '"query" must be at most 200 characters; got 201'],
+            [{ query: 'a\u0000b' }, '"query" must not contain control characters'],
+            [{ query: 'ada', limit: 0 }, '"limit" must be an integer from 1 to 50'],
+            [{ query: 'ada', limit: 51 }, '"limit" must be an integer from 1 to 50'],
+            [{}, 'Invalid arguments for tool search_contacts'],
+          ];
+          for (const [args, message] of cases) {
+            const result = await call(client, 'search_contacts', args);
+            expect(result.isError, JSON.stringify(args)).toBe(true);
+            expect(textOf(result), JSON.stringify(args)).toContain(message);
+          }
+        });
+      });
+
+      it('keeps two users apart: each key sees only its owner’s contacts', async () => {
+        const theirs = await call(otherClient, 'list_contacts');
+        expect((theirs.structuredContent as { data: Contact[] }).data.map((contact) => contact.id)).toEqual(otherOwned.map((c) => c.id));
+        const search = await call(otherClient, 'search_contacts', { query: 'ada' });
+        expect((search.structuredContent as { data: Contact[] }).data.map((contact) => contact.name)).toEqual(['Ada Other']);
+        expect(textOf(await call(otherClient, 'get_contact', { id: owned[0]!.id }))).toBe(NOT_FOUND);
+        expect(textOf(await call(client, 'get_contact', { id: otherOwned[0]!.id }))).toBe(NOT_FOUND);
+      });
+    });
+  }
+});

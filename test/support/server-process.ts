@@ -1,0 +1,60 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { BIN } from './cli.js';
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything the process wrote so far: its start-up lines (stderr) and its JSON log (stdout). */
+  output(): string;
+  /** The JSON log lines (stdout) written so far, parsed. */
+  logLines(): Record<string, any>[];
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>;
+  /** Kills the process if it still runs (cleanup). */
+  kill(): Promise<void>;
+}
+
+/** Starts `contacts-api serve --port 0` as its own process and waits until it listens. */
+export async function startServerProcess(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
+    env: { ...process.env, API_KEY_PREFIX: 'cnt', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let log = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+    if (process.env.DEBUG_SERVE) process.stdout.write(chunk);
+  };
+  child.stdout!.on('data', (chunk: Buffer) => {
+    log += chunk.toString();
+    collect(chunk);
+  });
+  child.stderr!.on('data', collect);
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    exited.then((code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+  });
+  return {
+    child,
+    url,
+    output: () => output,
+    logLines: () =>
+      log
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, any>),
+    exited,
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+    },
+  };
+}

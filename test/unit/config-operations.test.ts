@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+function configError(env: NodeJS.ProcessEnv): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).message;
+  }
+  throw new Error('expected loadConfig to throw, but it returned');
+}
+
+describe('loadConfig rate limit', () => {
+  it('reads RATE_LIMIT_PER_MINUTE, where 0 turns the limit off', () => {
+    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '120' }).rateLimit.perMinute).toBe(120);
+    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: ' 0 ' }).rateLimit.perMinute).toBe(0);
+  });
+
+  it.each(['-1', '1.5', '1e3', 'ten', '1000001'])('refuses RATE_LIMIT_PER_MINUTE=%s, naming the variable', (value) => {
+    expect(configError({ RATE_LIMIT_PER_MINUTE: value })).toBe(
+      `RATE_LIMIT_PER_MINUTE must be an integer from 0 to 1000000; got "${value}"`,
+    );
+  });
+
+  it('reads REDIS_URL and RATE_LIMIT_REDIS_PREFIX', () => {
+    const { rateLimit } = loadConfig({ REDIS_URL: 'rediss://:secret@cache.internal:6380/2', RATE_LIMIT_REDIS_PREFIX: 'prod:rl:' });
+    expect(rateLimit).toEqual({ perMinute: 600, redisUrl: 'rediss://:secret@cache.internal:6380/2', redisPrefix: 'prod:rl:' });
+  });
+
+  it('refuses a REDIS_URL that is not redis:// without echoing it (it may hold a password)', () => {
+    const message = configError({ REDIS_URL: 'http://:hunter2@cache:6379' });
+    expect(message).toBe('REDIS_URL must be a redis:// or rediss:// URL');
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('refuses a RATE_LIMIT_REDIS_PREFIX with spaces or other characters', () => {
+    expect(configError({ RATE_LIMIT_REDIS_PREFIX: 'a b' })).toMatch(/^RATE_LIMIT_REDIS_PREFIX must be 1–64 letters/);
+  });
+});
+
+describe('loadConfig metrics', () => {
+  it('serves metrics on a port of its own, on 127.0.0.1 unless METRICS_HOST says otherwise', () => {
+    expect(loadConfig({ METRICS_PORT: '9464' }).metrics).toEqual({ port: 9464, host: '127.0.0.1', token: null });
+    expect(loadConfig({ METRICS_PORT: '0', METRICS_HOST: '10.0.0.5' }).metrics).toEqual({ port: 0, host: '10.0.0.5', token: null });
+  });
+
+  it('or on the main port behind METRICS_TOKEN', () => {
+    expect(loadConfig({ METRICS_TOKEN: 'a-long-enough-token' }).metrics.token).toBe('a-long-enough-token');
+  });
+
+  it('refuses both at once, a bad port, and a short token without echoing it', () => {
+    expect(configError({ METRICS_PORT: '9464', METRICS_TOKEN: 'a-long-enough-token' })).toBe(
+      'METRICS_TOKEN and METRICS_PORT are alternatives: set one of them',
+    );
+    expect(configError({ METRICS_PORT: '70000' })).toBe('METRICS_PORT must be a port number from 0 to 65535; got "70000"');
+    const short = configError({ METRICS_TOKEN: 'short-secret' });
+    expect(short).toBe('METRICS_TOKEN must be 16–256 visible ASCII characters, no spaces');
+    expect(short).not.toContain('short-secret');
+  });
+});
+
+describe('loadConfig timeouts', () => {
+  it('reads REQUEST_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS and SHUTDOWN_TIMEOUT_MS', () => {
+    const config = loadConfig({ REQUEST_TIMEOUT_MS: '2500', DB_STATEMENT_TIMEOUT_MS: '1000', SHUTDOWN_TIMEOUT_MS: '30000' });
+    expect([config.requestTimeoutMs, config.dbStatementTimeoutMs, config.shutdownTimeoutMs]).toEqual([2500, 1000, 30000]);
+  });
+
+  it.each(['REQUEST_TIMEOUT_MS', 'DB_STATEMENT_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT_MS'])('refuses 0 and text for %s', (name) => {
+    expect(configError({ [name]: '0' })).toBe(`${name} must be an integer from 1 to 3600000; got "0"`);
+    expect(configError({ [name]: '5s' })).toBe(`${name} must be an integer from 1 to 3600000; got "5s"`);
+  });
+});
+
+describe('loadConfig TRUST_PROXY', () => {
+  it.each([
+    ['', false],
+    ['false', false],
+    ['TRUE', true],
+    ['10.0.0.1', ['10.0.0.1']],
+    ['10.0.0.0/8, 192.168.1.0/24 ,::1', ['10.0.0.0/8', '192.168.1.0/24', '::1']],
+    ['loopback,fd00::/8', ['loopback', 'fd00::/8']],
+    ['::ffff:10.0.0.0/104', ['::ffff:10.0.0.0/104']],
+  ])('reads %j', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it.each(['10.0.0.300', '10.0.0.0/33', 'proxy.internal', '10.0.0.1/8/2', 'fd00::/129'])('refuses %s', (value) => {
+    expect(configError({ TRUST_PROXY: value })).toBe(
+      `TRUST_PROXY must be true, false, or comma-separated IP addresses, CIDR ranges or loopback/linklocal/uniquelocal; got "${value}"`,
+    );
+  });
+
+  it('refuses a hop count, which cannot tell a proxy from a client connecting directly', () => {
+    expect(configError({ TRUST_PROXY: '2' })).toMatch(/^TRUST_PROXY takes the proxies' addresses or CIDR ranges, not a hop count/);
+  });
+
+  it('refuses an IPv4-mapped range with an IPv4-sized prefix, which would trust every IPv4 client', () => {
+    expect(configError({ TRUST_PROXY: '::ffff:10.0.0.0/8' })).toMatch(/^TRUST_PROXY "::ffff:10.0.0.0\/8": an IPv4-mapped range needs a prefix of 96 or more/);
+  });
+});
+
+describe('loadConfig CORS_ORIGINS and HSTS_MAX_AGE', () => {
+  it('reads comma-separated origins, exactly as browsers send them', () => {
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }).corsOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
+  });
+
+  it.each(['*', 'https://app.example.com/', 'https://app.example.com/path', 'app.example.com', 'ftp://files.example.com', 'https://APP.example.com'])(
+    'refuses %s',
+    (origin) => {
+      expect(configError({ CORS_ORIGINS: origin })).toMatch(/^CORS_ORIGINS must list origins exactly as browsers send them/);
+    },
+  );
+
+  it('sends HSTS only when HSTS_MAX_AGE is set', () => {
+    expect(loadConfig({}).hstsMaxAgeSeconds).toBeNull();
+    expect(loadConfig({ HSTS_MAX_AGE: '31536000' }).hstsMaxAgeSeconds).toBe(31_536_000);
+    expect(configError({ HSTS_MAX_AGE: 'one year' })).toBe('HSTS_MAX_AGE must be an integer from 0 to 1000000000; got "one year"');
+  });
+});

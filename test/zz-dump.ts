@@ -1,0 +1,14 @@
+import { chromium } from 'playwright-core';
+import { buildTestApp } from './support/app.js';
+import { createTestDatabase } from './support/backends.js';
+const created = await createTestDatabase('sqlite', null);
+const app = await buildTestApp(created.database.store);
+const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+page.on('console', (m) => console.log('CONSOLE', m.type(), m.text()));
+await page.goto(`${origin}/docs`);
+await page.locator('h2', { hasText: 'List the contacts in your network' }).waitFor({ timeout: 20_000 });
+console.log((await page.locator('body').innerText()).slice(0, 4000));
+await page.screenshot({ path: '/tmp/docs-full.png', fullPage: false });
+await browser.close(); await app.close(); await created.dispose();
