@@ -3,7 +3,7 @@
  * one user with 100,000 contacts, one with exactly 1,000, the rest following a power law — realistic field
  * sizes (a few enrichment objects of several KB), soft-merged duplicates and, through user creation, self rows.
  *
- * Writes `users.ndjson` ({ id, email, name, plan }) and `contacts.ndjson` (contact fields plus `owner`, the
+ * Writes `users.ndjson` ({ email, name, plan }) and `contacts.ndjson` (contact fields plus `owner`, the
  * owner's email; merged duplicates carry `merged_into` and come after their survivor) for the CLI's bulk load.
  */
 import { createWriteStream, mkdirSync } from 'node:fs';
@@ -101,7 +101,7 @@ export async function writeDataset(dir: string, shape: DatasetShape, seed = 2026
   let written = 0;
   for (const [index, size] of sizes.entries()) {
     const owner = userEmail(index);
-    await write(users, `${JSON.stringify({ id: uuid(random), email: owner, name: `${pick(random, FIRST)} ${pick(random, LAST)}`, plan: 'pro' })}\n`);
+    await write(users, `${JSON.stringify({ email: owner, name: `${pick(random, FIRST)} ${pick(random, LAST)}`, plan: 'pro' })}\n`);
     const step = span / Math.max(size, 1);
     const survivors: string[] = [];
     for (let i = 0; i < size; i += 1) {

@@ -25,6 +25,11 @@ export interface Config {
   readonly metrics: MetricsConfig;
   /** REQUEST_TIMEOUT_MS (default 10000): a request not answered by then gets 503. */
   readonly requestTimeoutMs: number;
+  /**
+   * KEY_CACHE_TTL_MS (default 500, at most 900): how long a key lookup is reused. Revocations and plan changes
+   * reach a running server within this bound; 0 looks every key up on every request.
+   */
+  readonly keyCacheTtlMs: number;
   /** DB_STATEMENT_TIMEOUT_MS (default 5000): PostgreSQL statement_timeout, SQLite busy_timeout, for the server. */
   readonly dbStatementTimeoutMs: number;
   /** SHUTDOWN_TIMEOUT_MS (default 10000): on SIGTERM/SIGINT, in-flight requests get this long before exit(1). */
@@ -60,6 +65,9 @@ export type TrustProxy = boolean | readonly string[];
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+export const DEFAULT_KEY_CACHE_TTL_MS = 500;
+/** Changes made with the CLI must reach a running server within one second. */
+const MAX_KEY_CACHE_TTL_MS = 900;
 export const DEFAULT_DB_STATEMENT_TIMEOUT_MS = 5_000;
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 const HOUR_MS = 3_600_000;
@@ -86,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       redisPrefix: read('RATE_LIMIT_REDIS_PREFIX', () => parseRedisPrefix(env.RATE_LIMIT_REDIS_PREFIX)),
     }),
     metrics: read('METRICS_TOKEN', () => parseMetrics(env)),
+    keyCacheTtlMs: read('KEY_CACHE_TTL_MS', () => parseInteger(env.KEY_CACHE_TTL_MS, DEFAULT_KEY_CACHE_TTL_MS, 0, MAX_KEY_CACHE_TTL_MS)),
     requestTimeoutMs: read('REQUEST_TIMEOUT_MS', () => parseInteger(env.REQUEST_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, 1, HOUR_MS)),
     dbStatementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', () =>
       parseInteger(env.DB_STATEMENT_TIMEOUT_MS, DEFAULT_DB_STATEMENT_TIMEOUT_MS, 1, HOUR_MS),

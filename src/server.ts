@@ -60,6 +60,7 @@ export async function startServer(config: Config, listen: { host: string; port: 
     const authenticator = createAuthenticator({
       keys: store.keys,
       apiKeyPrefix: config.apiKeyPrefix,
+      cacheTtlMs: config.keyCacheTtlMs,
       onTouchError: (error) => logger.warn({ err: error }, 'could not record API key use'),
     });
     const metrics = createMetrics({ poolStats: store.poolStats?.bind(store), processMetrics: true });

@@ -1,7 +1,8 @@
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js';
 import { planAllowsApiAccess } from '../domain/plan.js';
 import type { Scope } from '../domain/scopes.js';
-import type { KeyStore } from '../store/store.js';
+import { LruCache } from '../cache/lru-cache.js';
+import type { ApiKeyRecord, KeyStore, KeyWithOwner } from '../store/store.js';
 
 export const INVALID_KEY_MESSAGE = 'Invalid or inactive API key';
 export const PRO_PLAN_REQUIRED_MESSAGE = 'API access requires a Pro plan';
@@ -40,7 +41,15 @@ export interface AuthenticatorOptions {
   now?: () => number;
   /** Called when recording a key's last use fails; the request itself still succeeds. */
   onTouchError?: (error: unknown) => void;
+  /**
+   * How long a key lookup (found or not) is reused, in ms; 0 looks every key up on every request. Revocations,
+   * expiry edits and plan changes take effect within this bound, which must stay under a second.
+   */
+  cacheTtlMs?: number;
 }
+
+/** Keys remembered at most; a flood of distinct well-formed keys can't grow memory past this. */
+const KEY_CACHE_ENTRIES = 10_000;
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -49,16 +58,36 @@ export function extractBearerToken(authorization: string | undefined): string | 
 }
 
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
-  const { keys, apiKeyPrefix, now = Date.now, onTouchError = () => undefined } = options;
+  const { keys, apiKeyPrefix, now = Date.now, onTouchError = () => undefined, cacheTtlMs = 0 } = options;
   const invalid = (reason: AuthFailureReason) => new AuthError(401, INVALID_KEY_MESSAGE, reason);
+  const lookups = new LruCache<string, { found: KeyWithOwner | null; until: number }>(KEY_CACHE_ENTRIES);
+  const lastTouched = new LruCache<string, number>(KEY_CACHE_ENTRIES);
+
+  const lookUp = async (hash: string, at: number): Promise<KeyWithOwner | null> => {
+    const cached = cacheTtlMs > 0 ? lookups.get(hash) : undefined;
+    if (cached !== undefined && cached.until > at) return cached.found;
+    const found = await keys.findByHash(hash);
+    if (cacheTtlMs > 0) lookups.set(hash, { found, until: at + cacheTtlMs });
+    return found;
+  };
+
+  // Recorded at most once a minute per key: a cached lookup's last_used_at may be stale, so this process
+  // also remembers when it last recorded each key.
+  const recordUse = (key: ApiKeyRecord, at: number): void => {
+    const previous = Math.max(key.last_used_at === null ? 0 : Date.parse(key.last_used_at), lastTouched.get(key.id) ?? 0);
+    if (previous > at - LAST_USED_RESOLUTION_MS) return;
+    lastTouched.set(key.id, at);
+    const cutoff = new Date(at - LAST_USED_RESOLUTION_MS).toISOString();
+    keys.touch(key.id, new Date(at).toISOString(), cutoff).catch(onTouchError);
+  };
 
   return {
     async authenticate(authorization, scope) {
       if (authorization === undefined) throw invalid('missing');
       const token = extractBearerToken(authorization);
       if (token === null || !isWellFormedApiKey(token, apiKeyPrefix)) throw invalid('malformed');
-      const found = await keys.findByHash(hashApiKey(token));
       const at = now();
+      const found = await lookUp(hashApiKey(token), at);
       if (!found) throw invalid('unknown');
       const { key, ownerPlan } = found;
       if (key.revoked_at !== null) throw invalid('revoked');
@@ -66,10 +95,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       if (!key.scopes.includes(scope)) throw new AuthError(403, `API key lacks ${scope}`, 'scope');
       if (!planAllowsApiAccess(ownerPlan)) throw new AuthError(403, PRO_PLAN_REQUIRED_MESSAGE, 'plan');
 
-      if (key.last_used_at === null || Date.parse(key.last_used_at) <= at - LAST_USED_RESOLUTION_MS) {
-        const cutoff = new Date(at - LAST_USED_RESOLUTION_MS).toISOString();
-        keys.touch(key.id, new Date(at).toISOString(), cutoff).catch(onTouchError);
-      }
+      recordUse(key, at);
       return { ownerId: key.owner_id, keyId: key.id };
     },
   };

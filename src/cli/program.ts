@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { InputError, NotFoundError } from '../domain/errors.js';
+import { registerBulkImportCommand } from './commands/bulk-import.js';
 import { registerContactCommands } from './commands/contacts.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerExportCommand } from './commands/export.js';
@@ -22,6 +23,7 @@ export function createProgram(io: CliIo): Command {
   registerUserCommands(program, io);
   registerKeyCommands(program, io);
   registerContactCommands(program, io);
+  registerBulkImportCommand(program, io);
   registerDemoCommand(program, io);
   registerExportCommand(program, io);
   registerMcpCommand(program, io);

@@ -4,6 +4,8 @@ import { isUuid } from './ids.js';
 import { parseIsoDateTime } from './timestamps.js';
 
 export const MAX_TEXT_LENGTH = 65_536;
+/** Accepted besides the Contact fields, so data migrated from another system keeps its soft merges. */
+const MERGED_INTO = 'merged_into';
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const TEXT_FIELDS = [...CONTACT_TEXT_FIELDS, 'source', 'birthday'] as const;
 const NULLABLE_DATE_TIME_FIELDS = ['enriched_at', 'researched_at'] as const;
@@ -17,7 +19,7 @@ const OBJECT_FIELDS = ['enrichment', 'research_data'] as const;
 export function normalizeContactInput(raw: unknown): ContactInput {
   if (!isPlainObject(raw)) throw new InputError('expected an object of contact fields');
   for (const field of Object.keys(raw)) {
-    if (!(IMPORTABLE_FIELDS as readonly string[]).includes(field)) {
+    if (!(IMPORTABLE_FIELDS as readonly string[]).includes(field) && field !== MERGED_INTO) {
       throw new InputError(`unknown field "${field}"`);
     }
   }
@@ -31,7 +33,13 @@ export function normalizeContactInput(raw: unknown): ContactInput {
   }
   for (const field of OBJECT_FIELDS) if (given(field)) values[field] = readObject(raw, field);
   if (given('tags')) values.tags = readTags(raw);
-  return { id: readId(raw), values: values as Partial<ContactValues> };
+  const input: ContactInput = { id: readId(raw, 'id'), values: values as Partial<ContactValues> };
+  const mergedInto = readId(raw, MERGED_INTO);
+  if (mergedInto !== null) {
+    if (input.id === null) throw new InputError(`field "${MERGED_INTO}" needs the record's "id"`);
+    input.mergedInto = mergedInto;
+  }
+  return input;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -51,10 +59,10 @@ function readText(raw: Record<string, unknown>, field: string): string | null {
   return trimmed === '' ? null : trimmed;
 }
 
-function readId(raw: Record<string, unknown>): string | null {
-  const id = readText(raw, 'id');
+function readId(raw: Record<string, unknown>, field: string): string | null {
+  const id = readText(raw, field);
   if (id === null) return null;
-  if (!isUuid(id)) throw new InputError(`field "id" must be a UUID; got "${id}"`);
+  if (!isUuid(id)) throw new InputError(`field "${field}" must be a UUID; got "${id}"`);
   return id.toLowerCase();
 }
 

@@ -93,4 +93,6 @@ export interface ContactValues {
 export interface ContactInput {
   id: string | null;
   values: Partial<ContactValues>;
+  /** For migrations from another system: the owner's contact this one is a soft-merged duplicate of. */
+  mergedInto?: string;
 }

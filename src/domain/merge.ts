@@ -29,3 +29,10 @@ function assertListable(id: string, contact: MergeCandidate | undefined, role: s
     throw new InputError(`Contact ${id} is already merged into ${contact.merged_into} and cannot be ${role}`);
   }
 }
+
+/** What merging a duplicate into the contact it is already merged into means: refused, or nothing to do (re-imports). */
+export type RepeatedMerge = 'refuse' | 'no-op';
+
+export function isRepeatedMerge(duplicate: MergeCandidate | undefined, survivorId: string): boolean {
+  return duplicate?.merged_into === survivorId.toLowerCase();
+}

@@ -23,8 +23,8 @@ const DEFAULT_WARN_INTERVAL_MS = 60_000;
 
 /**
  * Contact reads (list, get, search) go to `replica`; keys, users, writes, migrations, readiness and pool
- * metrics stay on `primary`, so a key revoked or a plan changed is enforced at once however far the
- * replica lags.
+ * metrics stay on `primary`, so a key revoked or a plan changed is enforced as soon as without a
+ * replica, however far the replica lags.
  * Reads may be as stale as the replica's replication lag.
  *
  * When the replica cannot answer (refused, dropped, shutting down, in conflict with replay), that read
@@ -61,12 +61,14 @@ export function withReadReplica(primary: Store, replica: Store, options: ReadRep
     keys: primary.keys,
     contacts: {
       listPage: (ownerId, page) => read((contacts) => contacts.listPage(ownerId, page)),
+      listPageJson: (ownerId, page) => read((contacts) => contacts.listPageJson(ownerId, page)),
       get: (ownerId, id) => read((contacts) => contacts.get(ownerId, id)),
       search: (ownerId, query, limit) => read((contacts) => contacts.search(ownerId, query, limit)),
       importContacts: (ownerId, records) => primary.contacts.importContacts(ownerId, records),
       merge: (ownerId, duplicateId, survivorId) => primary.contacts.merge(ownerId, duplicateId, survivorId),
     },
     migrate: () => primary.migrate(),
+    bulkImport: (users, batches) => primary.bulkImport(users, batches),
     // Ready means the primary answers: keys are checked there, and reads fall back to it.
     ping: () => primary.ping(),
     poolStats: primary.poolStats?.bind(primary),
@@ -135,6 +137,7 @@ class ReplicaHealth {
 
 /** The error's code, or its message: connection errors carry no query text or data. */
 function reasonOf(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return reasonOf(error.errors[0]);
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   return typeof code === 'string' ? code : String(message ?? error);
 }

@@ -48,6 +48,12 @@ export interface ImportRecord {
   contact: ContactInput;
 }
 
+/** The contacts of one owner (email or id) within a bulk load. */
+export interface OwnerBatch {
+  owner: string;
+  records: ImportRecord[];
+}
+
 export interface ContactPage {
   contacts: Contact[];
   total: number;
@@ -78,9 +84,18 @@ export interface KeyStore {
 }
 
 /** Every operation takes the owner whose contacts it reads or writes: there is no unscoped access. */
+/** A page as JSON text ready to send: the array of contacts, how many it holds, and the owner's total. */
+export interface ContactPageJson {
+  data: string;
+  returned: number;
+  total: number;
+}
+
 export interface ContactStore {
   /** Listable contacts (not merged, not the self row) ordered by created_at, then id. */
   listPage(ownerId: string, page: PageRequest): Promise<ContactPage>;
+  /** The same page as listPage, as JSON text built by the database: what the HTTP API sends. */
+  listPageJson(ownerId: string, page: PageRequest): Promise<ContactPageJson>;
   /**
    * One listable contact of the owner. An id that was soft-merged gives the contact it was merged into.
    * Null alike for an unknown id, another owner's contact, the self row and a malformed (non-UUID) id.
@@ -113,6 +128,11 @@ export interface Store {
   /** The connection pool's use, for metrics; absent when the store has no pool. */
   poolStats?(): PoolStats;
   close(): Promise<void>;
+  /**
+   * The bulk path for migrations and benchmarks: creates the users that don't exist yet (by email) and imports
+   * every batch of contacts, all in one transaction — a bad record anywhere leaves the database unchanged.
+   */
+  bulkImport(users: readonly NewUser[], batches: AsyncIterable<OwnerBatch>): Promise<{ usersCreated: number; contacts: number }>;
 }
 
 export interface PoolStats {

@@ -106,8 +106,7 @@ describeEachBackend('fuzzed requests never produce a 5xx or a body off the publi
     const pointer = ['paths', template, method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema']
       .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
       .join('/');
-    const id = `openapi.json#/${pointer}`;
-    return ajv.getSchema(id) ?? ajv.compile({ $ref: id });
+    return ajv.getSchema(`openapi.json#/${pointer}`);
   }
 
   it('random methods, paths, query strings, headers and keys', async () => {

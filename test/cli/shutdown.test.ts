@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bearer } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';
 import { eventually } from '../support/eventually.js';
@@ -23,8 +23,8 @@ function acceptsConnections(url: string): Promise<boolean> {
 }
 
 /**
- * A list request is made slow for real: another session holds an exclusive lock on the contacts table,
- * so the request's query waits inside PostgreSQL until the test commits. (SQLite readers never wait on a
+ * A list request is made slow for real: another session holds an exclusive lock on the tables it reads
+ * (the key's and the contacts'), so its query waits inside PostgreSQL until the test commits. (SQLite readers never wait on a
  * lock in WAL mode, so this runs on PostgreSQL only.)
  */
 describe.skipIf(postgresAdminUrl === null)('contacts-api serve on SIGTERM, with a request in flight', () => {
@@ -39,7 +39,7 @@ describe.skipIf(postgresAdminUrl === null)('contacts-api serve on SIGTERM, with 
     locker = new pg.Client({ connectionString: database.databaseUrl });
     await locker.connect();
     await locker.query('BEGIN');
-    await locker.query('LOCK TABLE contacts IN ACCESS EXCLUSIVE MODE');
+    await locker.query('LOCK TABLE api_keys, contacts IN ACCESS EXCLUSIVE MODE');
   };
   // Asked from its own session: inside the locking transaction, pg_stat_activity would stay a cached snapshot.
   const waitingOnLock = async () => {
@@ -71,9 +71,11 @@ describe.skipIf(postgresAdminUrl === null)('contacts-api serve on SIGTERM, with 
     await importNumberedContacts(database.store, owner.id, 3, 'Draining');
     key = (await createKey(database.store, owner.id)).key;
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await server?.kill();
     await locker?.end().catch(() => undefined);
+  });
+  afterAll(async () => {
     await dispose?.();
   });
 
@@ -93,7 +95,6 @@ describe.skipIf(postgresAdminUrl === null)('contacts-api serve on SIGTERM, with 
     expect(((await response.json()) as { pagination: { total: number } }).pagination.total).toBe(3);
     expect(await server.exited).toBe(0);
     expect(server.logLines().map((line) => line.msg)).toContain('shutting down');
-    await locker.end();
   });
 
   it('exits 1 once SHUTDOWN_TIMEOUT_MS has passed with the request still running', async () => {
@@ -106,7 +107,5 @@ describe.skipIf(postgresAdminUrl === null)('contacts-api serve on SIGTERM, with 
     expect(await server.exited).toBe(1);
     expect(server.logLines().map((line) => line.msg)).toContain('shutdown timed out; exiting before in-flight requests finished');
     expect(await inflight).toBeInstanceOf(Error);
-    await locker.query('ROLLBACK');
-    await locker.end();
   });
 });

@@ -248,10 +248,12 @@ describe('server errors', () => {
     const { database, dispose } = await createTestDatabase('sqlite');
     const user = await createUser(database.store);
     const { key } = await createKey(database.store, user.id);
+    const fail = async (): Promise<never> => {
+      throw new Error('SQLITE_ERROR: no such column: secret_column in SELECT * FROM contacts at /srv/app/store.ts:42');
+    };
     const contacts = Object.assign(Object.create(database.store.contacts) as Store['contacts'], {
-      listPage: async () => {
-        throw new Error('SQLITE_ERROR: no such column: secret_column in SELECT * FROM contacts at /srv/app/store.ts:42');
-      },
+      listPage: fail,
+      listPageJson: fail,
     });
     const failing = Object.assign(Object.create(database.store) as Store, { contacts });
     const app = await buildTestApp(failing);

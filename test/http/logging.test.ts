@@ -13,16 +13,24 @@ const CONTACT = { name: 'Zebulon Quintavalle', email: 'zebulon.quintavalle@examp
 
 /** The store, except that listing `failingOwner`'s contacts throws an error quoting a key and contact data. */
 function failingFor(store: Store, failingOwner: () => string, leak: () => string): Store {
+  const failFor = (ownerId: string) => {
+    if (ownerId !== failingOwner()) return;
+    // Like a driver error: the message and its fields quote what the query touched.
+    throw Object.assign(new Error(`listing failed for ${leak()}: ${CONTACT.name} <${CONTACT.email}>`), {
+      code: '23505',
+      detail: `Key (email)=(${CONTACT.email}) already exists.`,
+      parameters: [leak(), CONTACT.phone],
+    });
+  };
   return overrideStore(store, {
     contacts: {
       listPage: async (ownerId, page) => {
-        if (ownerId !== failingOwner()) return store.contacts.listPage(ownerId, page);
-        // Like a driver error: the message and its fields quote what the query touched.
-        throw Object.assign(new Error(`listing failed for ${leak()}: ${CONTACT.name} <${CONTACT.email}>`), {
-          code: '23505',
-          detail: `Key (email)=(${CONTACT.email}) already exists.`,
-          parameters: [leak(), CONTACT.phone],
-        });
+        failFor(ownerId);
+        return store.contacts.listPage(ownerId, page);
+      },
+      listPageJson: async (ownerId, page) => {
+        failFor(ownerId);
+        return store.contacts.listPageJson(ownerId, page);
       },
     },
   });

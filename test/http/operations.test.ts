@@ -221,11 +221,16 @@ describe('HTTP hardening', () => {
   describe('request timeout', () => {
     it('answers a request still running after REQUEST_TIMEOUT_MS with a JSON 503', async () => {
       let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
       const slow = overrideStore(store, {
         contacts: {
           listPage: async (ownerId, page) => {
-            await new Promise<void>((resolve) => (release = resolve));
+            await released;
             return store.contacts.listPage(ownerId, page);
+          },
+          listPageJson: async (ownerId, page) => {
+            await released;
+            return store.contacts.listPageJson(ownerId, page);
           },
         },
       });

@@ -15,10 +15,13 @@ describe.skipIf(postgresAdminUrl === null)('DB_STATEMENT_TIMEOUT_MS on PostgreSQ
     const app = await buildTestApp(store);
     const locker = new pg.Client({ connectionString: database.databaseUrl });
     try {
-      const { key } = await createKey(store, (await createUser(store)).id);
+      const owner = await createUser(store);
+      await store.contacts.importContacts(owner.id, [contactRecord({ name: 'Behind a lock' })]);
+      const { key } = await createKey(store, owner.id);
       await locker.connect();
       await locker.query('BEGIN');
-      await locker.query('LOCK TABLE contacts IN ACCESS EXCLUSIVE MODE');
+      // Both tables a list request reads first: the key's, and the contacts'.
+      await locker.query('LOCK TABLE api_keys, contacts IN ACCESS EXCLUSIVE MODE');
       const response = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) });
       expect(response.statusCode).toBe(500);
       expect(response.json()).toEqual({ error: 'Internal server error' });

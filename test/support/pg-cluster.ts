@@ -67,9 +67,10 @@ export async function startCluster(): Promise<TestCluster> {
  * without such a rule, one line allowing them from 127.0.0.1/32 is appended and the configuration reloaded.
  */
 export async function startStreamingReplica(primaryUrl: string): Promise<StreamingReplica> {
-  await allowLoopbackReplication(primaryUrl);
+  const major = await allowLoopbackReplication(primaryUrl);
   const primary = new URL(primaryUrl);
-  const cluster = await prepare();
+  // A standby runs the primary's major version.
+  const cluster = await prepare(major);
   const args = ['-h', primary.hostname, '-p', primary.port || '5432', '-U', decodeURIComponent(primary.username || 'postgres'),
     '-D', cluster.dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync'];
   // A pg_hba.conf just changed takes effect when the postmaster has handled the reload signal.
@@ -126,9 +127,9 @@ interface PreparedCluster {
   configureAndStart(extraSettings?: string[]): Promise<TestCluster>;
 }
 
-async function prepare(): Promise<PreparedCluster> {
-  const bin = binDir();
-  if (bin === null) throw new Error(clusterToolsMissing()!);
+async function prepare(major?: number): Promise<PreparedCluster> {
+  const bin = binDir(major);
+  if (bin === null) throw new Error(major === undefined ? clusterToolsMissing()! : `PostgreSQL ${major} server binaries not found under /usr/lib/postgresql/${major}/bin`);
   const owner = serverUser();
   const base = mkdtempSync(join(tmpdir(), 'contacts-pg-'));
   if (owner) chownSync(base, owner.uid, owner.gid);
@@ -198,9 +199,12 @@ async function prepare(): Promise<PreparedCluster> {
       signalServer('SIGCONT');
     },
     async dispose() {
+      if (running) {
+        cluster.thaw();
+        await cluster.stop('immediate');
+      }
+      // Only now: had stopping failed, the exit hook would still try.
       process.off('exit', stopOnExit);
-      if (running) cluster.thaw();
-      if (running) await cluster.stop('immediate');
       rmSync(base, { recursive: true, force: true });
     },
   };
@@ -223,13 +227,15 @@ async function prepare(): Promise<PreparedCluster> {
   };
 }
 
-async function allowLoopbackReplication(primaryUrl: string): Promise<void> {
-  await withClient(primaryUrl, async (client) => {
+/** Lets the primary stream to loopback if it doesn't yet; returns its major version. */
+async function allowLoopbackReplication(primaryUrl: string): Promise<number> {
+  return withClient(primaryUrl, async (client) => {
+    const major = Math.floor(Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]!.v) / 10_000);
     const { rows } = await client.query(
       `SELECT 1 FROM pg_hba_file_rules WHERE type IN ('host', 'hostnossl') AND auth_method = 'trust' AND error IS NULL
          AND ('replication' = ANY(database)) AND address IN ('127.0.0.1', 'all', 'samehost')`,
     );
-    if (rows.length > 0) return;
+    if (rows.length > 0) return major;
     const hbaFile = (await client.query<{ hba_file: string }>('SHOW hba_file')).rows[0]!.hba_file;
     try {
       accessSync(hbaFile, constants.W_OK);
@@ -238,15 +244,18 @@ async function allowLoopbackReplication(primaryUrl: string): Promise<void> {
     }
     appendFileSync(hbaFile, '\n# Added by the contacts-api test setup: test replicas stream from loopback.\nhost replication all 127.0.0.1/32 trust\n');
     await client.query('SELECT pg_reload_conf()');
+    return major;
   });
 }
 
-/** The binaries of the newest installed server, or PG_BINDIR. */
-function binDir(): string | null {
+/** PG_BINDIR, else the binaries of the installed server of that major version (default: the newest). */
+function binDir(major?: number): string | null {
   if (process.env.PG_BINDIR) return existsSync(join(process.env.PG_BINDIR, 'pg_ctl')) ? process.env.PG_BINDIR : null;
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((name) => /^\d+$/.test(name) && (major === undefined || Number(name) === major))
+    .sort((a, b) => Number(b) - Number(a));
   const found = versions.map((version) => join(root, version, 'bin')).find((dir) => ['initdb', 'pg_ctl', 'pg_basebackup'].every((tool) => existsSync(join(dir, tool))));
   return found ?? null;
 }

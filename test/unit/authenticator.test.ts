@@ -380,6 +380,68 @@ describe('createAuthenticator last_used_at', () => {
   });
 });
 
+describe('createAuthenticator key cache (bounded staleness)', () => {
+  function cachedSetup(ttl: number) {
+    let now = NOW;
+    const keys = new FakeKeyStore();
+    const token = generateApiKey(PREFIX);
+    const auth = createAuthenticator({ keys, apiKeyPrefix: PREFIX, now: () => now, cacheTtlMs: ttl });
+    return { keys, token, auth, header: `Bearer ${token}`, advance: (ms: number) => (now += ms) };
+  }
+
+  it('looks a key up once per TTL, then again', async () => {
+    const { keys, token, auth, header, advance } = cachedSetup(500);
+    keys.add(token);
+    await auth.authenticate(header, READ);
+    advance(499);
+    await auth.authenticate(header, READ);
+    expect(keys.lookups).toHaveLength(1);
+    advance(1);
+    await auth.authenticate(header, READ);
+    expect(keys.lookups).toHaveLength(2);
+  });
+
+  it('sees a revocation once the TTL has passed, never later', async () => {
+    const { keys, token, auth, header, advance } = cachedSetup(500);
+    keys.add(token);
+    await auth.authenticate(header, READ);
+    keys.add(token, { revoked_at: new Date(NOW).toISOString() });
+    advance(500);
+    await expectAuthError(auth.authenticate(header, READ), 401, 'Invalid or inactive API key');
+  });
+
+  it('caches an unknown key too, so guessing costs the database nothing within the TTL', async () => {
+    const { keys, auth, advance } = cachedSetup(500);
+    const unknown = `Bearer ${generateApiKey(PREFIX)}`;
+    await expectAuthError(auth.authenticate(unknown, READ), 401, 'Invalid or inactive API key');
+    advance(100);
+    await expectAuthError(auth.authenticate(unknown, READ), 401, 'Invalid or inactive API key');
+    expect(keys.lookups).toHaveLength(1);
+  });
+
+  it('with TTL 0, looks the key up on every request', async () => {
+    const { keys, token, auth, header } = cachedSetup(0);
+    keys.add(token);
+    await auth.authenticate(header, READ);
+    await auth.authenticate(header, READ);
+    expect(keys.lookups).toHaveLength(2);
+  });
+
+  it('still records use at most once a minute although the cached last_used_at is stale', async () => {
+    const { keys, token, auth, header, advance } = cachedSetup(500);
+    keys.add(token, { last_used_at: null });
+    await auth.authenticate(header, READ);
+    advance(200);
+    await auth.authenticate(header, READ);
+    advance(1000);
+    await auth.authenticate(header, READ);
+    expect(keys.touches).toHaveLength(1);
+    advance(60_000);
+    await auth.authenticate(header, READ);
+    expect(keys.touches).toHaveLength(2);
+  });
+});
+
 describe('AuthError', () => {
   it('carries its status, message and internal reason and is named AuthError', () => {
     const error = new AuthError(403, 'API key lacks contacts:read', 'scope');

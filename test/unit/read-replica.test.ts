@@ -19,6 +19,7 @@ function fakeStore(name: string) {
   };
   const contacts: ContactStore = {
     listPage: () => answer('listPage', { contacts: [], total: name === 'replica' ? 1 : 2 }),
+    listPageJson: () => answer('listPageJson', { data: '[]', returned: 0, total: name === 'replica' ? 1 : 2 }),
     get: () => answer('get', { contact: { id: name } as Contact, mergedFrom: null }),
     search: () => answer('search', [{ id: name } as Contact]),
     importContacts: () => answer('importContacts', 1),
@@ -29,6 +30,7 @@ function fakeStore(name: string) {
     users: {} as Store['users'],
     keys: {} as Store['keys'],
     contacts,
+    bulkImport: () => answer('bulkImport', { usersCreated: 0, contacts: 0 }),
     migrate: () => answer('migrate', [1]),
     ping: () => answer('ping', undefined),
     close: async () => {
@@ -62,9 +64,10 @@ describe('withReadReplica routing', () => {
   it('sends list, get and search to the replica', async () => {
     const { store, replica, primary } = setup();
     expect((await store.contacts.listPage('owner', PAGE)).total).toBe(1);
+    expect((await store.contacts.listPageJson('owner', PAGE)).total).toBe(1);
     expect((await store.contacts.get('owner', 'id'))?.contact.id).toBe('replica');
     expect((await store.contacts.search('owner', 'q', 5))[0]?.id).toBe('replica');
-    expect(replica.calls).toEqual(['listPage', 'get', 'search']);
+    expect(replica.calls).toEqual(['listPage', 'listPageJson', 'get', 'search']);
     expect(primary.calls).toEqual([]);
   });
 

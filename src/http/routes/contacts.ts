@@ -53,6 +53,11 @@ const listContactsSchema = {
   },
 } as const;
 
+/** Sends JSON that is already text; the typed reply only knows the schema's object form. */
+function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(json);
+}
+
 export function registerContactRoutes(
   app: FastifyInstance,
   deps: { contacts: ContactStore; authenticator: Authenticator; rateLimit: EnforceRateLimit },
@@ -76,11 +81,14 @@ export function registerContactRoutes(
         request.query = parsePageRequest(request.query as Record<string, unknown>);
       },
     },
-    async (request) => {
+    async (request, reply) => {
       // Validation filled every default, so both values are present.
       const page = request.query as PageRequest;
-      const { contacts, total } = await deps.contacts.listPage(request.ownerId!, page);
-      return { data: contacts, pagination: paginationOf(page, contacts.length, total) };
+      const { data, returned, total } = await deps.contacts.listPageJson(request.ownerId!, page);
+      // The database built the contacts' JSON from the same fields ContactSchema declares (the conformance
+      // suite and the OpenAPI validation test hold it to that), so the page is sent without re-serializing.
+      const pagination = JSON.stringify(paginationOf(page, returned, total));
+      return sendJsonText(reply, `{"data":${data},"pagination":${pagination}}`);
     },
   );
 }

@@ -107,4 +107,89 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         WHERE merged_into IS NULL AND NOT is_self;
     `,
   },
+  {
+    version: 3,
+    name: 'listing state per owner',
+    // The database keeps each owner's listable count and a version that every statement touching the owner's
+    // contacts bumps, so a page costs no COUNT(*) and caches keyed by version stay coherent with any writer,
+    // including direct SQL by another process. The contacts triggers are per statement, with transition tables:
+    // an import of 100k rows is one owner_listing update per statement and owner, not 100k. Owners are updated
+    // one at a time in id order, so two statements spanning several owners lock their rows in the same order.
+    // The tables are locked first: no write may slip in between the backfill's count and the triggers.
+    // Written to be harmless if run again (a re-run recounts and bumps every version).
+    sql: `
+      LOCK TABLE users, contacts IN SHARE ROW EXCLUSIVE MODE;
+
+      CREATE TABLE IF NOT EXISTS owner_listing (
+        owner_id  uuid PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+        total     integer NOT NULL DEFAULT 0,
+        version   bigint NOT NULL DEFAULT 0
+      );
+
+      CREATE OR REPLACE FUNCTION owner_listing_user_created() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO owner_listing (owner_id) VALUES (NEW.id) ON CONFLICT (owner_id) DO NOTHING;
+        RETURN NULL;
+      END
+      $$;
+      DROP TRIGGER IF EXISTS owner_listing_user ON users;
+      CREATE TRIGGER owner_listing_user AFTER INSERT ON users
+        FOR EACH ROW EXECUTE FUNCTION owner_listing_user_created();
+
+      -- One function for the three triggers; each branch reads only the transition tables its event has.
+      CREATE OR REPLACE FUNCTION owner_listing_contacts_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        changes refcursor;
+        change record;
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          OPEN changes FOR SELECT owner_id, count(*) FILTER (WHERE merged_into IS NULL AND NOT is_self) AS delta
+            FROM new_rows GROUP BY owner_id ORDER BY owner_id;
+        ELSIF TG_OP = 'DELETE' THEN
+          OPEN changes FOR SELECT owner_id, -count(*) FILTER (WHERE merged_into IS NULL AND NOT is_self) AS delta
+            FROM old_rows GROUP BY owner_id ORDER BY owner_id;
+        ELSE
+          OPEN changes FOR SELECT owner_id, sum(delta) AS delta FROM (
+              SELECT owner_id, (merged_into IS NULL AND NOT is_self)::integer AS delta FROM new_rows
+              UNION ALL
+              SELECT owner_id, -(merged_into IS NULL AND NOT is_self)::integer FROM old_rows
+            ) moved GROUP BY owner_id ORDER BY owner_id;
+        END IF;
+        LOOP
+          FETCH changes INTO change;
+          EXIT WHEN NOT FOUND;
+          UPDATE owner_listing SET version = version + 1, total = total + change.delta WHERE owner_id = change.owner_id;
+        END LOOP;
+        CLOSE changes;
+        RETURN NULL;
+      END
+      $$;
+      DROP TRIGGER IF EXISTS owner_listing_insert ON contacts;
+      DROP TRIGGER IF EXISTS owner_listing_update ON contacts;
+      DROP TRIGGER IF EXISTS owner_listing_delete ON contacts;
+      CREATE TRIGGER owner_listing_insert AFTER INSERT ON contacts REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION owner_listing_contacts_changed();
+      CREATE TRIGGER owner_listing_update AFTER UPDATE ON contacts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION owner_listing_contacts_changed();
+      CREATE TRIGGER owner_listing_delete AFTER DELETE ON contacts REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION owner_listing_contacts_changed();
+
+      -- TRUNCATE fires no DELETE trigger: it empties every owner's listing.
+      CREATE OR REPLACE FUNCTION owner_listing_contacts_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE owner_listing SET version = version + 1, total = 0;
+        RETURN NULL;
+      END
+      $$;
+      DROP TRIGGER IF EXISTS owner_listing_truncate ON contacts;
+      CREATE TRIGGER owner_listing_truncate AFTER TRUNCATE ON contacts
+        FOR EACH STATEMENT EXECUTE FUNCTION owner_listing_contacts_truncated();
+
+      INSERT INTO owner_listing (owner_id, total, version)
+        SELECT u.id, count(c.id), 1
+        FROM users u LEFT JOIN contacts c ON c.owner_id = u.id AND c.merged_into IS NULL AND NOT c.is_self
+        GROUP BY u.id
+      ON CONFLICT (owner_id) DO UPDATE SET total = EXCLUDED.total, version = owner_listing.version + 1;
+    `,
+  },
 ];

@@ -1,7 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { InputError, NotFoundError } from '../../domain/errors.js';
 import { isUuid, newId } from '../../domain/ids.js';
-import { assertMergeAllowed, type MergeCandidate } from '../../domain/merge.js';
+import { assertMergeAllowed, isRepeatedMerge, type MergeCandidate, type RepeatedMerge } from '../../domain/merge.js';
 import type { Contact } from '../../domain/contact.js';
 import type { PageRequest } from '../../domain/pagination.js';
 import type { Plan } from '../../domain/plan.js';
@@ -9,10 +10,13 @@ import { parseSearchRequest } from '../../domain/search.js';
 import { foundContact, MAX_MERGE_HOPS } from '../contact-lookup.js';
 import { CONTACT_COLUMNS, CONTACT_VALUE_COLUMNS, contactFromRow, type ContactRow } from '../contact-row.js';
 import { planContactWrite, type ContactWrite, type ExistingContact } from '../import-plan.js';
+import { importInBulk } from '../bulk-import.js';
 import { pendingMigrations } from '../migration.js';
+import { PagedListing, parsePageJson } from '../paged-listing.js';
 import type {
   ApiKeyRecord,
   ContactPage,
+  ContactPageJson,
   ContactStore,
   FoundContact,
   ImportRecord,
@@ -20,6 +24,7 @@ import type {
   KeyWithOwner,
   NewApiKey,
   NewUser,
+  OwnerBatch,
   PoolStats,
   Store,
   StoreOptions,
@@ -27,6 +32,7 @@ import type {
   UserStore,
 } from '../store.js';
 import { POSTGRES_MIGRATIONS, WORD_SEPARATORS } from './migrations.js';
+import { postgresPageSource } from './postgres-page-source.js';
 
 type ContactValueColumn = (typeof CONTACT_VALUE_COLUMNS)[number];
 
@@ -117,8 +123,18 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Stor
   return new PostgresStore(pool);
 }
 
+/** The transaction a bulk load runs in: store calls made inside it join it instead of opening their own. */
+const ambientTransaction = new AsyncLocalStorage<pg.PoolClient>();
+
+/** Where a query goes: the bulk load's transaction when inside one, else the pool. */
+function queryable(pool: pg.Pool): pg.Pool | pg.PoolClient {
+  return ambientTransaction.getStore() ?? pool;
+}
+
 /** Runs `work` in BEGIN … COMMIT on one connection, rolling back when anything throws. */
 async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const joined = ambientTransaction.getStore();
+  if (joined) return work(joined);
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -186,6 +202,10 @@ class PostgresStore implements Store {
     return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
+  async bulkImport(users: readonly NewUser[], batches: AsyncIterable<OwnerBatch>): Promise<{ usersCreated: number; contacts: number }> {
+    return inTransaction(this.pool, (client) => ambientTransaction.run(client, () => importInBulk(this, users, batches)));
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -220,9 +240,10 @@ class PostgresUserStore implements UserStore {
   }
 
   async find(idOrEmail: string): Promise<User | null> {
+    const db = queryable(this.pool);
     const { rows } = isUuid(idOrEmail)
-      ? await this.pool.query<User>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1::uuid`, [idOrEmail])
-      : await this.pool.query<User>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1::text)`, [
+      ? await db.query<User>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1::uuid`, [idOrEmail])
+      : await db.query<User>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1::text)`, [
           idOrEmail,
         ]);
     return rows[0] ?? null;
@@ -299,16 +320,6 @@ class PostgresKeyStore implements KeyStore {
   }
 }
 
-/** The page and the total in one statement, hence from one snapshot; a row whose id is null means an empty page. */
-const LIST_PAGE_SQL = `
-  SELECT t.total, c.*
-  FROM (SELECT count(*)::int AS total FROM contacts WHERE ${LISTABLE}) t
-  LEFT JOIN LATERAL (
-    SELECT ${CONTACT_COLUMNS.join(', ')} FROM contacts WHERE ${LISTABLE}
-    ORDER BY created_at, id LIMIT $2::int OFFSET $3::int
-  ) c ON true
-  ORDER BY c.created_at, c.id`;
-
 /** The end of the merge chain from the id asked for, in one statement (one snapshot). */
 const GET_CONTACT_SQL = `
   WITH RECURSIVE chain (id, hops) AS (
@@ -356,6 +367,16 @@ function containsPattern(query: string): string {
   return `%${query.replace(/[\\%_]/g, '\\$&')}%`;
 }
 
+/**
+ * Every statement on an owner's contacts ends by updating the owner's listing row (triggers, migration 3), held
+ * to commit. A write transaction locks that row before any contact, so store writes of one owner queue on it
+ * instead of deadlocking: an import holding it while a merge holds a contact the import updates next, or two
+ * imports updating the same contacts in different orders.
+ */
+async function lockOwnerListing(client: pg.PoolClient, ownerId: string): Promise<void> {
+  if (isUuid(ownerId)) await client.query('SELECT 1 FROM owner_listing WHERE owner_id = $1::uuid FOR NO KEY UPDATE', [ownerId]);
+}
+
 const MERGE_CANDIDATE_SQL = 'SELECT id, is_self, merged_into FROM contacts WHERE owner_id = $1::uuid AND id = $2::uuid FOR UPDATE';
 
 /**
@@ -381,19 +402,18 @@ function updateSql(columns: readonly ContactValueColumn[]): string {
 }
 
 class PostgresContactStore implements ContactStore {
-  constructor(private readonly pool: pg.Pool) {}
+  private readonly listing: PagedListing;
+
+  constructor(private readonly pool: pg.Pool) {
+    this.listing = new PagedListing(postgresPageSource(pool));
+  }
 
   async listPage(ownerId: string, page: PageRequest): Promise<ContactPage> {
-    if (!isUuid(ownerId)) return { contacts: [], total: 0 };
-    const { rows } = await this.pool.query<ContactRow & { total: number }>({
-      name: 'contacts_list_page',
-      text: LIST_PAGE_SQL,
-      values: [ownerId, page.limit, page.offset],
-    });
-    return {
-      contacts: rows.filter((row) => row.id !== null).map(({ total: _total, ...row }) => contactFromRow(row)),
-      total: rows[0]?.total ?? 0,
-    };
+    return parsePageJson<Contact>(await this.listPageJson(ownerId, page));
+  }
+
+  async listPageJson(ownerId: string, page: PageRequest): Promise<ContactPageJson> {
+    return this.listing.read(ownerId, page);
   }
 
   async get(ownerId: string, id: string): Promise<FoundContact | null> {
@@ -426,6 +446,7 @@ class PostgresContactStore implements ContactStore {
   async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<number> {
     const now = new Date().toISOString();
     await inTransaction(this.pool, async (client) => {
+      await lockOwnerListing(client, ownerId);
       const writer = new ContactWriter(client, ownerId);
       for (let start = 0; start < records.length; start += LOOKUP_BATCH) {
         const batch = records.slice(start, start + LOOKUP_BATCH);
@@ -440,31 +461,52 @@ class PostgresContactStore implements ContactStore {
         }
       }
       await writer.flush();
+      for (const { label, contact } of records) {
+        if (contact.mergedInto === undefined) continue;
+        try {
+          await mergeWith(client, ownerId, contact.id!, contact.mergedInto, now, 'no-op');
+        } catch (error) {
+          throw error instanceof InputError ? new InputError(`${label}: ${error.message}`) : error;
+        }
+      }
     });
     return records.length;
   }
 
   async merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void> {
     await inTransaction(this.pool, async (client) => {
-      const found = new Map<string, MergeCandidate>();
-      // Locked in id order, so two merges of the same pair in opposite directions cannot deadlock.
-      const ids = [...new Set([duplicateId, survivorId].filter(isUuid).map((id) => id.toLowerCase()))].sort();
-      for (const id of isUuid(ownerId) ? ids : []) {
-        const { rows } = await client.query<MergeCandidate>(MERGE_CANDIDATE_SQL, [ownerId, id]);
-        if (rows[0]) found.set(id, rows[0]);
-      }
-      const candidate = (id: string): MergeCandidate | undefined => (isUuid(id) ? found.get(id.toLowerCase()) : undefined);
-      const duplicate = candidate(duplicateId);
-      const survivor = candidate(survivorId);
-      assertMergeAllowed(duplicateId, survivorId, duplicate, survivor);
-      // Contacts merged earlier into the duplicate follow it to the survivor, so chains stay one step long.
-      await client.query(
-        `UPDATE contacts SET merged_into = $1::uuid, updated_at = $2::timestamptz
-         WHERE owner_id = $3::uuid AND (id = $4::uuid OR merged_into = $4::uuid)`,
-        [survivor!.id, new Date().toISOString(), ownerId, duplicate!.id],
-      );
+      await lockOwnerListing(client, ownerId);
+      await mergeWith(client, ownerId, duplicateId, survivorId, new Date().toISOString());
     });
   }
+}
+
+async function mergeWith(
+  client: pg.PoolClient,
+  ownerId: string,
+  duplicateId: string,
+  survivorId: string,
+  now: string,
+  repeat: RepeatedMerge = 'refuse',
+): Promise<void> {
+  const found = new Map<string, MergeCandidate>();
+  // Locked in id order, so two merges of the same pair in opposite directions cannot deadlock.
+  const ids = [...new Set([duplicateId, survivorId].filter(isUuid).map((id) => id.toLowerCase()))].sort();
+  for (const id of isUuid(ownerId) ? ids : []) {
+    const { rows } = await client.query<MergeCandidate>(MERGE_CANDIDATE_SQL, [ownerId, id]);
+    if (rows[0]) found.set(id, rows[0]);
+  }
+  const candidate = (id: string): MergeCandidate | undefined => (isUuid(id) ? found.get(id.toLowerCase()) : undefined);
+  const duplicate = candidate(duplicateId);
+  const survivor = candidate(survivorId);
+  if (isRepeatedMerge(duplicate, survivorId) && repeat === 'no-op') return;
+  assertMergeAllowed(duplicateId, survivorId, duplicate, survivor);
+  // Contacts merged earlier into the duplicate follow it to the survivor, so chains stay one step long.
+  await client.query(
+    `UPDATE contacts SET merged_into = $1::uuid, updated_at = $2::timestamptz
+     WHERE owner_id = $3::uuid AND (id = $4::uuid OR merged_into = $4::uuid)`,
+    [survivor!.id, now, ownerId, duplicate!.id],
+  );
 }
 
 /** Who holds each UUID id of the batch, whatever the owner. */

@@ -91,4 +91,39 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 3,
+    name: 'listing state per owner',
+    // The database keeps each owner's listable count and a version that every write to the owner's contacts
+    // bumps, so a page costs no COUNT(*) and caches keyed by version stay coherent with any writer, including
+    // direct SQL by another process.
+    sql: `
+      CREATE TABLE owner_listing (
+        owner_id  TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+        total     INTEGER NOT NULL DEFAULT 0,
+        version   INTEGER NOT NULL DEFAULT 0
+      ) WITHOUT ROWID;
+      INSERT INTO owner_listing (owner_id, total, version)
+        SELECT u.id, (SELECT count(*) FROM contacts c WHERE c.owner_id = u.id AND c.merged_into IS NULL AND c.is_self = 0), 1
+        FROM users u;
+
+      CREATE TRIGGER owner_listing_user AFTER INSERT ON users BEGIN
+        INSERT INTO owner_listing (owner_id) VALUES (new.id);
+      END;
+      CREATE TRIGGER owner_listing_insert AFTER INSERT ON contacts BEGIN
+        UPDATE owner_listing SET version = version + 1, total = total + (new.merged_into IS NULL AND new.is_self = 0)
+        WHERE owner_id = new.owner_id;
+      END;
+      CREATE TRIGGER owner_listing_update AFTER UPDATE ON contacts BEGIN
+        UPDATE owner_listing SET version = version + 1, total = total - (old.merged_into IS NULL AND old.is_self = 0)
+        WHERE owner_id = old.owner_id;
+        UPDATE owner_listing SET version = version + 1, total = total + (new.merged_into IS NULL AND new.is_self = 0)
+        WHERE owner_id = new.owner_id;
+      END;
+      CREATE TRIGGER owner_listing_delete AFTER DELETE ON contacts BEGIN
+        UPDATE owner_listing SET version = version + 1, total = total - (old.merged_into IS NULL AND old.is_self = 0)
+        WHERE owner_id = old.owner_id;
+      END;
+    `,
+  },
 ];

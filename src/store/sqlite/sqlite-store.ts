@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import type { Contact, ContactValues } from '../../domain/contact.js';
 import { InputError, NotFoundError } from '../../domain/errors.js';
 import { isUuid, newId } from '../../domain/ids.js';
-import { assertMergeAllowed, type MergeCandidate } from '../../domain/merge.js';
+import { assertMergeAllowed, isRepeatedMerge, type MergeCandidate, type RepeatedMerge } from '../../domain/merge.js';
 import type { PageRequest } from '../../domain/pagination.js';
 import type { Plan } from '../../domain/plan.js';
 import type { Scope } from '../../domain/scopes.js';
@@ -12,10 +12,14 @@ import { parseSearchRequest, searchRank } from '../../domain/search.js';
 import { foundContact, MAX_MERGE_HOPS } from '../contact-lookup.js';
 import { CONTACT_COLUMNS, CONTACT_VALUE_COLUMNS, contactFromRow, type ContactRow } from '../contact-row.js';
 import { planContactWrite, type ExistingContact } from '../import-plan.js';
+import { importInBulk } from '../bulk-import.js';
 import { pendingMigrations } from '../migration.js';
+import { PagedListing, parsePageJson } from '../paged-listing.js';
+import { sqlitePageSource } from './sqlite-page-source.js';
 import type {
   ApiKeyRecord,
   ContactPage,
+  ContactPageJson,
   ContactStore,
   FoundContact,
   ImportRecord,
@@ -23,6 +27,7 @@ import type {
   KeyWithOwner,
   NewApiKey,
   NewUser,
+  OwnerBatch,
   Store,
   StoreOptions,
   User,
@@ -113,6 +118,20 @@ class SqliteStore implements Store {
     });
     // IMMEDIATE takes the write lock first, so two processes migrating at once run one after the other.
     return apply.immediate();
+  }
+
+  async bulkImport(users: readonly NewUser[], batches: AsyncIterable<OwnerBatch>): Promise<{ usersCreated: number; contacts: number }> {
+    // One connection in this process, so awaiting between statements inside BEGIN is safe; the stores' own
+    // transactions nest as savepoints.
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await importInBulk(this, users, batches);
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    }
   }
 
   async ping(): Promise<void> {
@@ -230,19 +249,18 @@ function keyFromRow(row: Row): ApiKeyRecord {
 }
 
 class SqliteContactStore implements ContactStore {
-  constructor(private readonly statements: Statements) {}
+  private readonly listing: PagedListing;
+
+  constructor(private readonly statements: Statements) {
+    this.listing = new PagedListing(sqlitePageSource(statements.db, (sql) => statements.get(sql)));
+  }
 
   async listPage(ownerId: string, page: PageRequest): Promise<ContactPage> {
-    const pageStatement = this.statements.get(
-      `SELECT ${CONTACT_COLUMNS.join(', ')} FROM contacts WHERE ${LISTABLE}
-       ORDER BY created_at, id LIMIT ? OFFSET ?`,
-    );
-    const countStatement = this.statements.get(`SELECT count(*) AS total FROM contacts WHERE ${LISTABLE}`);
-    // One read transaction: the page and the total come from the same snapshot.
-    return this.statements.db.transaction(() => ({
-      contacts: (pageStatement.all(ownerId, page.limit, page.offset) as Row[]).map(decodeContact),
-      total: (countStatement.get(ownerId) as { total: number }).total,
-    }))();
+    return parsePageJson<Contact>(await this.listPageJson(ownerId, page));
+  }
+
+  async listPageJson(ownerId: string, page: PageRequest): Promise<ContactPageJson> {
+    return this.listing.read(ownerId, page);
   }
 
   async get(ownerId: string, id: string): Promise<FoundContact | null> {
@@ -293,28 +311,37 @@ class SqliteContactStore implements ContactStore {
         const sql = `UPDATE contacts SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE id = ? AND owner_id = ?`;
         this.statements.get(sql).run(...columns.map((column) => encodeValue(column, write.values[column])), write.id, ownerId);
       }
+      for (const { label, contact } of records) {
+        if (contact.mergedInto === undefined) continue;
+        try {
+          this.mergeNow(ownerId, contact.id!, contact.mergedInto, now, 'no-op');
+        } catch (error) {
+          throw error instanceof InputError ? new InputError(`${label}: ${error.message}`) : error;
+        }
+      }
     });
     run.immediate();
     return records.length;
   }
 
   async merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void> {
+    this.statements.db.transaction(() => this.mergeNow(ownerId, duplicateId, survivorId, new Date().toISOString())).immediate();
+  }
+
+  private mergeNow(ownerId: string, duplicateId: string, survivorId: string, now: string, repeat: RepeatedMerge = 'refuse'): void {
     const find = this.statements.get('SELECT id, is_self, merged_into FROM contacts WHERE owner_id = ? AND id = ?');
     const candidate = (id: string): MergeCandidate | undefined => {
       const row = isUuid(id) ? (find.get(ownerId, id.toLowerCase()) as Row | undefined) : undefined;
       return row && { id: row.id as string, is_self: row.is_self === 1, merged_into: row.merged_into as string | null };
     };
-    const run = this.statements.db.transaction(() => {
-      const duplicate = candidate(duplicateId);
-      const survivor = candidate(survivorId);
-      assertMergeAllowed(duplicateId, survivorId, duplicate, survivor);
-      const now = new Date().toISOString();
-      // Contacts merged earlier into the duplicate follow it to the survivor, so chains stay one step long.
-      this.statements
-        .get('UPDATE contacts SET merged_into = ?, updated_at = ? WHERE owner_id = ? AND (id = ? OR merged_into = ?)')
-        .run(survivor!.id, now, ownerId, duplicate!.id, duplicate!.id);
-    });
-    run.immediate();
+    const duplicate = candidate(duplicateId);
+    const survivor = candidate(survivorId);
+    if (isRepeatedMerge(duplicate, survivorId) && repeat === 'no-op') return;
+    assertMergeAllowed(duplicateId, survivorId, duplicate, survivor);
+    // Contacts merged earlier into the duplicate follow it to the survivor, so chains stay one step long.
+    this.statements
+      .get('UPDATE contacts SET merged_into = ?, updated_at = ? WHERE owner_id = ? AND (id = ? OR merged_into = ?)')
+      .run(survivor!.id, now, ownerId, duplicate!.id, duplicate!.id);
   }
 }
 

@@ -1,0 +1,105 @@
+import type { PageRequest } from '../domain/pagination.js';
+import { LruCache } from '../cache/lru-cache.js';
+import type { ContactPageJson } from './store.js';
+
+/** Where a contact sits in the list order (`created_at`, then `id`). */
+export interface SortKey {
+  created_at: string;
+  id: string;
+}
+
+/**
+ * An owner's listing state, maintained by the database itself (triggers): the number of listable contacts,
+ * and a version that changes with every write to any of the owner's contacts.
+ */
+export interface ListingState {
+  version: number;
+  total: number;
+}
+
+/** What a database must answer for the paged listing; each call reads one consistent snapshot. */
+export interface PageSource {
+  state(ownerId: string): Promise<ListingState>;
+  /** The sort keys at positions 0, stride, 2·stride, … of the owner's listing, with the state they belong to. */
+  sortKeys(ownerId: string, stride: number): Promise<{ state: ListingState; keys: SortKey[] }>;
+  /** Up to `limit` contacts as a JSON array, skipping `skip` listable contacts from `from` (inclusive) or the start. */
+  page(ownerId: string, from: SortKey | null, skip: number, limit: number): Promise<{ state: ListingState; data: string; returned: number }>;
+}
+
+export interface PagedListingOptions {
+  /** Distance between remembered sort keys: no page skips more than this many index entries. */
+  stride?: number;
+  /** Owners whose sort keys are remembered. */
+  maxOwners?: number;
+  /** Bytes of serialized pages kept, keyed by owner version. */
+  pageCacheBytes?: number;
+}
+
+interface Anchors {
+  version: number;
+  keys: SortKey[];
+}
+
+const EMPTY_PAGE = '[]';
+const ATTEMPTS = 3;
+
+/**
+ * Makes every offset cost about what the first page costs. The owner's total and version come from one
+ * indexed row the database maintains, so counting never scans the network. Sort keys remembered every
+ * `stride` positions turn any offset into a keyset seek plus a short skip. Pages are cached by owner version,
+ * which any write to the owner's contacts changes — including direct SQL by another process, since the
+ * database's own triggers bump it — so a cached page is never served for a state it does not belong to.
+ */
+export class PagedListing {
+  private readonly stride: number;
+  private readonly anchors: LruCache<string, Anchors>;
+  private readonly pages: LruCache<string, { data: string; returned: number }>;
+
+  constructor(
+    private readonly source: PageSource,
+    options: PagedListingOptions = {},
+  ) {
+    this.stride = options.stride ?? 200;
+    this.anchors = new LruCache(options.maxOwners ?? 2000);
+    this.pages = new LruCache(options.pageCacheBytes ?? 32 * 1024 * 1024, (page) => page.data.length * 2 + 64);
+  }
+
+  async read(ownerId: string, page: PageRequest): Promise<ContactPageJson> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+      const state = await this.source.state(ownerId);
+      if (page.offset >= state.total) return { data: EMPTY_PAGE, returned: 0, total: state.total };
+      const cacheKey = `${ownerId}:${state.version}:${page.limit}:${page.offset}`;
+      const cached = this.pages.get(cacheKey);
+      if (cached) return { ...cached, total: state.total };
+
+      const start = await this.seekPoint(ownerId, state, page.offset);
+      if (start === null) continue;
+      const result = await this.source.page(ownerId, start.from, start.skip, page.limit);
+      // A write between the two reads changed the listing: the seek point may belong to another state.
+      if (result.state.version !== state.version) continue;
+      this.pages.set(cacheKey, { data: result.data, returned: result.returned });
+      return { data: result.data, returned: result.returned, total: state.total };
+    }
+    // Under a storm of writes, one plain OFFSET read is still correct: page and total share its snapshot.
+    const result = await this.source.page(ownerId, null, page.offset, page.limit);
+    return { data: result.data, returned: result.returned, total: result.state.total };
+  }
+
+  private async seekPoint(ownerId: string, state: ListingState, offset: number): Promise<{ from: SortKey | null; skip: number } | null> {
+    if (offset < this.stride) return { from: null, skip: offset };
+    let anchors = this.anchors.get(ownerId);
+    if (anchors?.version !== state.version) {
+      const fresh = await this.source.sortKeys(ownerId, this.stride);
+      anchors = { version: fresh.state.version, keys: fresh.keys };
+      this.anchors.set(ownerId, anchors);
+      if (anchors.version !== state.version) return null;
+    }
+    const index = Math.min(Math.floor(offset / this.stride), anchors.keys.length - 1);
+    return { from: anchors.keys[index]!, skip: offset - index * this.stride };
+  }
+}
+
+/** The parsed form of a JSON page, for callers that want objects (agents, the CLI). */
+export function parsePageJson<T>(page: ContactPageJson): { contacts: T[]; total: number } {
+  return { contacts: JSON.parse(page.data) as T[], total: page.total };
+}

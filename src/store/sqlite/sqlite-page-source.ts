@@ -1,0 +1,60 @@
+import type Database from 'better-sqlite3';
+import { columnKind, contactJsonExpression } from '../contact-row.js';
+import type { ListingState, PageSource, SortKey } from '../paged-listing.js';
+
+const LISTABLE = 'owner_id = @owner AND merged_into IS NULL AND is_self = 0';
+const CONTACT_JSON = contactJsonExpression(
+  (pairs) => `json_object(${pairs.join(', ')})`,
+  (column) => (columnKind(column) === 'json' ? `json(c.${column})` : `c.${column}`),
+);
+// The page's rows are picked from the covering listing index alone (a deferred join), so skipped rows cost
+// an index step each and only the returned rows are read and turned into JSON.
+const pageSql = (seek: string) => `
+  SELECT ${CONTACT_JSON} AS json
+  FROM (SELECT rowid AS row FROM contacts WHERE ${LISTABLE} ${seek} ORDER BY created_at, id LIMIT @limit OFFSET @skip) page
+  JOIN contacts c ON c.rowid = page.row
+  ORDER BY c.created_at, c.id`;
+
+const STATE_SQL = 'SELECT version, total FROM owner_listing WHERE owner_id = ?';
+const SORT_KEYS_SQL = `
+  SELECT created_at, id FROM (
+    SELECT created_at, id, row_number() OVER (ORDER BY created_at, id) - 1 AS position FROM contacts WHERE ${LISTABLE}
+  ) WHERE position % @stride = 0 ORDER BY position`;
+
+const NO_OWNER: ListingState = { version: 0, total: 0 };
+
+const FROM_START_SQL = pageSql('');
+const FROM_KEY_SQL = pageSql('AND (created_at, id) >= (@created_at, @id)');
+
+/**
+ * The SQLite side of the paged listing; each method runs in one read transaction (one snapshot).
+ * Statements come from `prepare`, which must prepare lazily: the tables exist only after migrations.
+ */
+export function sqlitePageSource(db: Database.Database, prepare: (sql: string) => Database.Statement): PageSource {
+  const readState = (ownerId: string) => (prepare(STATE_SQL).get(ownerId) as ListingState | undefined) ?? NO_OWNER;
+
+  const readSortKeys = db.transaction((ownerId: string, stride: number) => ({
+    state: readState(ownerId),
+    keys: prepare(SORT_KEYS_SQL).all({ owner: ownerId, stride }) as SortKey[],
+  }));
+  const readPage = db.transaction((ownerId: string, from: SortKey | null, skip: number, limit: number) => {
+    const parameters = { owner: ownerId, skip, limit };
+    const rows = (
+      from === null ? prepare(FROM_START_SQL).pluck().all(parameters) : prepare(FROM_KEY_SQL).pluck().all({ ...parameters, ...from })
+    ) as string[];
+    return { state: readState(ownerId), data: `[${rows.join(',')}]`, returned: rows.length };
+  });
+
+  return {
+    async state(ownerId) {
+      return readState(ownerId);
+    },
+    async sortKeys(ownerId, stride) {
+      return readSortKeys(ownerId, stride);
+    },
+    async page(ownerId, from, skip, limit) {
+      return readPage(ownerId, from, skip, limit);
+    },
+  };
+}
+

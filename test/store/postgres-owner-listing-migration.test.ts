@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { newId } from '../../src/domain/ids.js';
+import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import type { Store } from '../../src/store/store.js';
+import { contactRecord, createUser } from '../support/seed.js';
+
+const postgresAdminUrl = inject('postgresAdminUrl');
+const LISTING = POSTGRES_MIGRATIONS.find((migration) => migration.name === 'listing state per owner')!;
+
+describe.skipIf(postgresAdminUrl === null)('PostgreSQL migration of the per-owner listing state', () => {
+  const name = `contacts_test_${randomBytes(6).toString('hex')}`;
+  let client: pg.Client;
+  let store: Store;
+  const owners = { busy: newId(), selfOnly: newId(), withoutSelfRow: newId() };
+
+  const listing = async () => {
+    const sql = 'SELECT owner_id, total, version FROM owner_listing ORDER BY owner_id';
+    return (await client.query<{ owner_id: string; total: number; version: string }>(sql)).rows;
+  };
+
+  beforeAll(async () => {
+    const admin = new pg.Client({ connectionString: postgresAdminUrl! });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(postgresAdminUrl!);
+    url.pathname = `/${name}`;
+    client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+
+    // A database as the releases before the listing state left it: migrations below LISTING applied, with data.
+    await client.query('CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)');
+    for (const migration of POSTGRES_MIGRATIONS.filter((each) => each.version < LISTING.version)) {
+      await client.query(migration.sql);
+      await client.query('INSERT INTO schema_migrations VALUES ($1, $2, now())', [migration.version, migration.name]);
+    }
+    for (const [label, id] of Object.entries(owners)) {
+      await client.query("INSERT INTO users (id, email, plan, created_at, updated_at) VALUES ($1, $2, 'pro', now(), now())", [
+        id,
+        `${label}@example.com`,
+      ]);
+      if (id !== owners.withoutSelfRow) {
+        const selfRow = 'INSERT INTO contacts (id, owner_id, is_self, created_at, updated_at) VALUES ($1, $2, true, now(), now())';
+        await client.query(selfRow, [newId(), id]);
+      }
+    }
+    const [survivor, duplicate, third, fourth] = [newId(), newId(), newId(), newId()];
+    await client.query(
+      `INSERT INTO contacts (id, owner_id, merged_into, created_at, updated_at)
+       VALUES ($1, $5, NULL, now(), now()), ($2, $5, $1, now(), now()), ($3, $5, NULL, now(), now()), ($4, $5, NULL, now(), now())`,
+      [survivor, duplicate, third, fourth, owners.busy],
+    );
+    store = await openStore(parseDatabaseUrl(url.toString()));
+  });
+  afterAll(async () => {
+    await store?.close();
+    await client?.end();
+    const admin = new pg.Client({ connectionString: postgresAdminUrl! });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it('backfills every existing user with the count of listable contacts (neither merged nor the self row)', async () => {
+    expect(await store.migrate()).toContain(LISTING.version);
+    const expected = [
+      { owner_id: owners.busy, total: 3, version: '1' },
+      { owner_id: owners.selfOnly, total: 0, version: '1' },
+      { owner_id: owners.withoutSelfRow, total: 0, version: '1' },
+    ].sort((a, b) => a.owner_id.localeCompare(b.owner_id));
+    expect(await listing()).toEqual(expected);
+    expect((await store.contacts.listPage(owners.busy, { offset: 0, limit: 10 })).total).toBe(3);
+  });
+
+  it('is harmless when run again: counts stay, every version moves so no cached page survives', async () => {
+    const before = await listing();
+    await client.query(LISTING.sql);
+    expect(await listing()).toEqual(before.map((row) => ({ ...row, version: String(Number(row.version) + 1) })));
+  });
+
+  it('gives a user created afterwards a listing row, kept by one update per statement however many rows it writes', async () => {
+    const user = await createUser(store);
+    const records = Array.from({ length: 2500 }, (_, index) => contactRecord({ name: `Bulk ${index}` }));
+    await store.contacts.importContacts(user.id, records);
+    const { rows } = await client.query<{ total: number; version: string }>(
+      'SELECT total, version FROM owner_listing WHERE owner_id = $1',
+      [user.id],
+    );
+    // The self row's insert, then the import's three multi-row inserts (1,000 rows per statement).
+    expect(rows).toEqual([{ total: 2500, version: '4' }]);
+  });
+});
