@@ -11,7 +11,7 @@ const FALLBACK_WARNING = 'read replica unavailable; contact reads fall back to t
 const RECOVERED = 'read replica is answering again; contact reads go to it';
 const postgresAdminUrl = inject('postgresAdminUrl');
 
-describe.skipIf(skipClusterTests('read replica tests', postgresAdminUrl))('DATABASE_READ_URL on a real streaming replica', () => {
+describe.runIf(!skipClusterTests('read replica tests', postgresAdminUrl))('DATABASE_READ_URL on a real streaming replica', () => {
   let database: TestDatabase;
   let dispose: () => Promise<void>;
   let replica: StreamingReplica;

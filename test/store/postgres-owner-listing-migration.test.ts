@@ -10,7 +10,7 @@ import { contactRecord, createUser } from '../support/seed.js';
 const postgresAdminUrl = inject('postgresAdminUrl');
 const LISTING = POSTGRES_MIGRATIONS.find((migration) => migration.name === 'listing state per owner')!;
 
-describe.skipIf(postgresAdminUrl === null)('PostgreSQL migration of the per-owner listing state', () => {
+describe.runIf(postgresAdminUrl !== null)('PostgreSQL migration of the per-owner listing state', () => {
   const name = `contacts_test_${randomBytes(6).toString('hex')}`;
   let client: pg.Client;
   let store: Store;

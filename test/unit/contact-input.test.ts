@@ -89,8 +89,27 @@ describe('normalizeContactInput record shape', () => {
   });
 });
 
+describe('normalizeContactInput merged_into (migrations keep their soft merges)', () => {
+  const id = '0190a3c4-0000-7000-8000-00000000000b';
+  const survivor = '0190A3C4-0000-7000-8000-00000000000C';
+
+  it('accepts a UUID, lower-cased, outside the contact values', () => {
+    expect(normalizeContactInput({ id, merged_into: survivor })).toEqual({ id, values: {}, mergedInto: survivor.toLowerCase() });
+  });
+
+  it('treats null or blank as not merged', () => {
+    expect(normalizeContactInput({ id, merged_into: null })).toEqual({ id, values: {} });
+    expect(normalizeContactInput({ id, merged_into: ' ' })).toEqual({ id, values: {} });
+  });
+
+  it('refuses a malformed id and a record without its own id', () => {
+    expectInputError(() => normalizeContactInput({ id, merged_into: 'x' }), 'field "merged_into" must be a UUID; got "x"');
+    expectInputError(() => normalizeContactInput({ merged_into: survivor }), 'field "merged_into" needs the record\'s "id"');
+  });
+});
+
 describe('normalizeContactInput unknown fields', () => {
-  it.each(['owner_id', 'user_id', 'userId', 'is_self', 'merged_into', 'Name', 'full_name', 'secret_hash', ''])(
+  it.each(['owner_id', 'user_id', 'userId', 'is_self', 'mergedInto', 'Name', 'full_name', 'secret_hash', ''])(
     'refuses the unknown field %j',
     (field) => {
       expectInputError(() => normalizeContactInput({ [field]: 'x' }), `unknown field "${field}"`);
