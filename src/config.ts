@@ -23,6 +23,8 @@ export interface Config {
   readonly rateLimit: RateLimitConfig;
   /** Where GET /metrics is served: METRICS_PORT and METRICS_HOST, or METRICS_TOKEN; neither → not served. */
   readonly metrics: MetricsConfig;
+  /** WORKERS: server processes sharing the port; null (unset) means one per core. */
+  readonly workers: number | null;
   /** REQUEST_TIMEOUT_MS (default 10000): a request not answered by then gets 503. */
   readonly requestTimeoutMs: number;
   /**
@@ -94,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       redisPrefix: read('RATE_LIMIT_REDIS_PREFIX', () => parseRedisPrefix(env.RATE_LIMIT_REDIS_PREFIX)),
     }),
     metrics: read('METRICS_TOKEN', () => parseMetrics(env)),
+    workers: read('WORKERS', () => (isUnset(env.WORKERS) ? null : parseInteger(env.WORKERS, 1, 1, MAX_WORKERS))),
     keyCacheTtlMs: read('KEY_CACHE_TTL_MS', () => parseInteger(env.KEY_CACHE_TTL_MS, DEFAULT_KEY_CACHE_TTL_MS, 0, MAX_KEY_CACHE_TTL_MS)),
     requestTimeoutMs: read('REQUEST_TIMEOUT_MS', () => parseInteger(env.REQUEST_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, 1, HOUR_MS)),
     dbStatementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', () =>
@@ -106,6 +109,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       isUnset(env.HSTS_MAX_AGE) ? null : parseInteger(env.HSTS_MAX_AGE, 0, 0, 1_000_000_000),
     ),
   });
+}
+
+const MAX_WORKERS = 64;
+
+/** A worker count for `serve --workers`, 1–64. */
+export function parseWorkerCount(text: string, name: string): number {
+  try {
+    return parseInteger(text, 1, 1, MAX_WORKERS);
+  } catch (error) {
+    throw new ConfigError(`${name} ${(error as Error).message}`);
+  }
 }
 
 /** A TCP port 0–65535 (0 picks a free one); `undefined` or empty gives 3000. */

@@ -5,6 +5,9 @@ import { createAuthenticator } from './auth/authenticator.js';
 import type { Config, RateLimitConfig } from './config.js';
 import { RATE_LIMIT_WINDOW_MS } from './domain/rate-limit.js';
 import { buildApp } from './http/app.js';
+import { AggregatorRegistry } from 'prom-client';
+import { askPrimary } from './cluster/ipc.js';
+import { createPrimaryCounter } from './cluster/primary-counter.js';
 import { createMetrics } from './http/metrics.js';
 import { listenForMetrics, type MetricsListener } from './http/metrics-endpoint.js';
 import { createLogger } from './logger.js';
@@ -43,8 +46,15 @@ async function openRequestCounter(rateLimit: RateLimitConfig): Promise<RequestCo
   return connectRedisCounter({ url: rateLimit.redisUrl, prefix: rateLimit.redisPrefix, windowMs: RATE_LIMIT_WINDOW_MS });
 }
 
-/** Opens the database, applies migrations and listens. */
-export async function startServer(config: Config, listen: { host: string; port: number }): Promise<RunningServer> {
+/**
+ * Opens the database, applies migrations and listens. A cluster worker leaves process-wide duties to its
+ * primary: rate-limit counts without Redis, the metrics port, and the aggregate behind METRICS_TOKEN.
+ */
+export async function startServer(
+  config: Config,
+  listen: { host: string; port: number },
+  options: { worker?: boolean } = {},
+): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const storeOptions = { statementTimeoutMs: config.dbStatementTimeoutMs };
   const primary = await openStore(config.database, storeOptions);
@@ -64,9 +74,14 @@ export async function startServer(config: Config, listen: { host: string; port: 
       onTouchError: (error) => logger.warn({ err: error }, 'could not record API key use'),
     });
     const metrics = createMetrics({ poolStats: store.poolStats?.bind(store), processMetrics: true });
+    if (options.worker) {
+      // Constructing one is what makes prom-client answer the primary's metrics requests in this worker.
+      new AggregatorRegistry();
+      AggregatorRegistry.setRegistries([metrics.registry]);
+    }
     const { perMinute } = config.rateLimit;
     if (perMinute > 0) {
-      counter = await openRequestCounter(config.rateLimit);
+      counter = options.worker && config.rateLimit.redisUrl === null ? createPrimaryCounter() : await openRequestCounter(config.rateLimit);
       logger.info({ perMinute, counter: counter.kind }, 'rate limit per API key');
     }
     const app = await buildApp({
@@ -75,6 +90,7 @@ export async function startServer(config: Config, listen: { host: string; port: 
       apiKeyPrefix: config.apiKeyPrefix,
       logger,
       metrics,
+      ...(options.worker ? { metricsSource: { contentType: metrics.registry.contentType, metrics: () => askPrimary<string>({ kind: 'metrics' }) } } : {}),
       ...(counter ? { rateLimit: { perMinute, counter } } : {}),
       http: {
         requestTimeoutMs: config.requestTimeoutMs,
@@ -84,7 +100,7 @@ export async function startServer(config: Config, listen: { host: string; port: 
         metricsToken: config.metrics.token,
       },
     });
-    if (config.metrics.port !== null) {
+    if (config.metrics.port !== null && !options.worker) {
       metricsListener = await listenForMetrics(metrics.registry, { host: config.metrics.host, port: config.metrics.port });
     }
     const url = await app.listen({ host: listen.host, port: listen.port });

@@ -9,7 +9,7 @@ import { handleClientError } from './client-error.js';
 import { allowCrossOrigin } from './cors.js';
 import { handleError } from './errors.js';
 import { createMetrics, observeRequests, type Metrics } from './metrics.js';
-import { registerMetricsRoute } from './metrics-endpoint.js';
+import { registerMetricsRoute, type MetricsSource } from './metrics-endpoint.js';
 import { trackAllowedMethods } from './method-not-allowed.js';
 import { openApiOptions } from './openapi-document.js';
 import { createRateLimit, noRateLimit } from './rate-limit.js';
@@ -29,6 +29,8 @@ export interface AppDependencies {
   logger?: FastifyBaseLogger | false;
   /** Prometheus metrics; the app makes its own when omitted. */
   metrics?: Metrics;
+  /** What GET /metrics serves, when not this app's own registry (a cluster worker serves every worker's). */
+  metricsSource?: MetricsSource;
   /** Requests per key per minute and where they are counted; omitted (or 0 per minute) = no rate limit. */
   rateLimit?: { perMinute: number; counter: RequestCounter };
   http?: Partial<HttpOptions>;
@@ -94,7 +96,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerHealthRoutes(app, { store: deps.store });
   registerOpenApiRoute(app);
   registerDocsRoutes(app);
-  if (http.metricsToken) registerMetricsRoute(app, { registry: metrics.registry, token: http.metricsToken });
+  if (http.metricsToken) registerMetricsRoute(app, { registry: deps.metricsSource ?? metrics.registry, token: http.metricsToken });
   await app.ready();
   return app;
 }

@@ -2,17 +2,22 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { Registry } from 'prom-client';
 import { extractBearerToken } from '../auth/authenticator.js';
 import { HttpError, INTERNAL_ERROR_MESSAGE } from './errors.js';
 
 export const METRICS_PATH = '/metrics';
+
+/** What serves the metrics text: a prom-client registry, or a cluster primary's aggregate of its workers. */
+export interface MetricsSource {
+  readonly contentType: string;
+  metrics(): Promise<string>;
+}
 export const INVALID_METRICS_TOKEN_MESSAGE = 'Invalid metrics token';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
 /** Serves the metrics on the main port to a scraper that sends `Authorization: Bearer <METRICS_TOKEN>`. */
-export function registerMetricsRoute(app: FastifyInstance, deps: { registry: Registry; token: string }): void {
+export function registerMetricsRoute(app: FastifyInstance, deps: { registry: MetricsSource; token: string }): void {
   // Comparing fixed-length digests keeps the comparison's time independent of the token.
   const expected = sha256(deps.token);
   app.get(METRICS_PATH, { schema: { hide: true } }, async (request, reply) => {
@@ -30,7 +35,7 @@ export interface MetricsListener {
 }
 
 /** Serves only GET /metrics on a port of its own (METRICS_PORT), meant to stay off the public network. */
-export async function listenForMetrics(registry: Registry, address: { host: string; port: number }): Promise<MetricsListener> {
+export async function listenForMetrics(registry: MetricsSource, address: { host: string; port: number }): Promise<MetricsListener> {
   const server = createServer((request, response) => {
     const json = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
     const path = (request.url ?? '').split('?', 1)[0];

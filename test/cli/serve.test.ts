@@ -22,7 +22,7 @@ describeEachBackend('contacts-api demo and serve, as separate processes', (db) =
   let exited: Promise<unknown[]>;
   let baseUrl: string;
   let demo: { user: string; key: string; contacts: number; curl: string };
-  const env = () => ({ DATABASE_URL: db().databaseUrl, API_KEY_PREFIX: 'cnt', LOG_LEVEL: 'warn' });
+  const env = () => ({ DATABASE_URL: db().databaseUrl, API_KEY_PREFIX: 'cnt', LOG_LEVEL: 'warn', WORKERS: '1' });
   const list = (key: string, query = '') =>
     fetch(`${baseUrl}/api/v1/contacts${query}`, { headers: { authorization: `Bearer ${key}` } });
 

@@ -18,7 +18,7 @@ export interface ServerProcess {
 /** Starts `contacts-api serve --port 0` as its own process and waits until it listens. */
 export async function startServerProcess(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
-    env: { ...process.env, API_KEY_PREFIX: 'cnt', ...env },
+    env: { ...process.env, API_KEY_PREFIX: 'cnt', WORKERS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -24,6 +24,7 @@ describe('loadConfig defaults', () => {
       rateLimit: { perMinute: 600, redisUrl: null, redisPrefix: 'contacts-api:rate-limit:' },
       metrics: { port: null, host: '127.0.0.1', token: null },
       requestTimeoutMs: 10_000,
+      workers: null,
       keyCacheTtlMs: 500,
       dbStatementTimeoutMs: 5_000,
       shutdownTimeoutMs: 10_000,
