@@ -65,6 +65,8 @@ function primaryShutdownRequest(): Promise<void> {
   process.on('SIGINT', ignore).on('SIGTERM', ignore);
   return new Promise((resolve) => {
     process.on('message', (message) => message === SHUTDOWN_MESSAGE && resolve());
+    // A primary that died without asking (SIGKILL, crash) must not leave its workers serving.
+    process.once('disconnect', () => resolve());
   });
 }
 
@@ -72,7 +74,7 @@ function primaryShutdownRequest(): Promise<void> {
 function stopWorker(server: RunningServer, config: Config): void {
   setTimeout(() => process.exit(1), config.shutdownTimeoutMs).unref();
   server.close().then(
-    () => process.disconnect(),
+    () => process.connected && process.disconnect(),
     (err: unknown) => {
       server.logger.error({ err }, 'worker shutdown failed');
       process.exit(1);

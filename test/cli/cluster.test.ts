@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachBackend } from '../support/backends.js';
+import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+
+describeEachBackend('contacts-api serve --workers 2 (node:cluster)', (db) => {
+  let server: ServerProcess;
+  let key: string;
+
+  beforeAll(async () => {
+    const user = await createUser(db().store);
+    await importNumberedContacts(db().store, user.id, 120, 'Cluster');
+    key = (await createKey(db().store, user.id)).key;
+    server = await startServerProcess({
+      DATABASE_URL: db().databaseUrl,
+      WORKERS: '2',
+      RATE_LIMIT_PER_MINUTE: '6',
+      LOG_LEVEL: 'info',
+      METRICS_TOKEN: 'metrics-token-0123456789',
+    });
+    // The first worker's line resolves the start; wait for the second too.
+    while ((server.output().match(/listening on/g) ?? []).length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+  });
+  afterAll(async () => {
+    await server?.kill();
+  });
+
+  // A new connection per request, so the primary spreads them over both workers.
+  const list = (query = '') =>
+    fetch(`${server.url}/api/v1/contacts${query}`, { headers: { authorization: `Bearer ${key}`, connection: 'close' } });
+
+  it('answers from both workers with the same pages', async () => {
+    const bodies = await Promise.all([list('?limit=100&offset=50'), list('?limit=100&offset=50'), list('?limit=100&offset=50')].map(async (r) => (await r).json()));
+    expect(bodies[0].pagination).toEqual({ limit: 100, offset: 50, total: 120, nextOffset: null });
+    expect(bodies[1]).toEqual(bodies[0]);
+    expect(bodies[2]).toEqual(bodies[0]);
+    const pids = new Set(server.logLines().filter((line) => line.msg === 'request completed').map((line) => line.pid));
+    expect(pids.size).toBe(2);
+  });
+
+  it('enforces one rate limit per key across the workers', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i += 1) statuses.push((await list('?limit=1')).status);
+    // Three requests of the first test and three here use the key's six; the next is refused, whichever worker answers.
+    expect(statuses.filter((status) => status === 200)).toHaveLength(3);
+    expect(statuses.slice(3)).toEqual([429, 429, 429]);
+  });
+
+  it('serves every worker’s metrics, summed, behind METRICS_TOKEN', async () => {
+    const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer metrics-token-0123456789' } })).text();
+    expect(text).toMatch(/contacts_api_http_requests_total\{method="GET",route="\/api\/v1\/contacts",status_code="200"\} 6/);
+    expect(text).toMatch(/contacts_api_rate_limited_requests_total 3/);
+  });
+
+  it('stops every worker and exits 0 on SIGTERM', async () => {
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toMatch(/Contacts Read API: 2 workers/);
+  });
+});
