@@ -108,7 +108,11 @@ async function preparePostgres(dataset: string): Promise<Database> {
 
 /** Starts a server process and waits until it answers; tracks the peak RSS of it and its children. */
 async function startServer(command: string, commandArgs: string[], env: NodeJS.ProcessEnv, port: number): Promise<{ stop: () => Promise<number[]> }> {
-  const child: ChildProcess = spawn(command, commandArgs, { env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // The service's per-key rate limit would turn a load test into a test of 429s.
+  const child: ChildProcess = spawn(command, commandArgs, {
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const peaks = new Map<number, number>();
   const sample = () => {
     for (const pid of processTree(child.pid!)) {
@@ -119,7 +123,11 @@ async function startServer(command: string, commandArgs: string[], env: NodeJS.P
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${command} ${commandArgs.join(' ')} exited with ${child.exitCode}`);
-    if (await answers(port)) break;
+    if (await answers(port)) {
+      // Cluster workers start one after the other: give the rest a moment to join.
+      await sleep(1500);
+      break;
+    }
     if (Date.now() > deadline) throw new Error(`server on port ${port} did not start`);
     await sleep(200);
   }
@@ -160,7 +168,7 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 function answers(port: number): Promise<boolean> {
   return new Promise((done) => {
-    const req = request({ host: '127.0.0.1', port, path: '/api/v1/contacts', method: 'GET' }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path: '/healthz', method: 'GET' }, (res) => {
       res.resume();
       done(true);
     });
@@ -213,6 +221,8 @@ function get(port: number, path: string, key: string, agent?: Agent): Promise<st
 
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
+let bigNetwork = 0;
+
 async function measureTarget(target: string, db: Database | null, start: () => Promise<{ stop: () => Promise<number[]> }>, port: number, results: Measurement[], extra: { walk: boolean }): Promise<void> {
   log(`measuring ${target}`);
   const server = await start();
@@ -221,12 +231,13 @@ async function measureTarget(target: string, db: Database | null, start: () => P
     wrk(port, script, env, { ...options, seconds: Number(args.warmup) });
     rows.push({ target, scenario, ...wrk(port, script, env, options) });
   };
+  const big = `${Math.round(bigNetwork / 1000)}k network`;
   if (db === null) {
-    load('first page, 100k network', 'first-page.lua', { KEY: 'ceiling' });
+    load(`first page, ${big}`, 'first-page.lua', { KEY: 'ceiling' });
   } else {
-    load('first page, 100k network', 'first-page.lua', { KEY: db.bigKey });
-    load('random pages, 100k network', 'random-page.lua', { KEY: db.bigKey, NETWORK: String(db.bigTotal) });
-    load('random pages, 100k network, 1 connection', 'random-page.lua', { KEY: db.bigKey, NETWORK: String(db.bigTotal) }, { connections: 1, seconds: duration });
+    load(`first page, ${big}`, 'first-page.lua', { KEY: db.bigKey });
+    load(`random pages, ${big}`, 'random-page.lua', { KEY: db.bigKey, NETWORK: String(db.bigTotal) });
+    load(`random pages, ${big}, 1 connection`, 'random-page.lua', { KEY: db.bigKey, NETWORK: String(db.bigTotal) }, { connections: 1, seconds: duration });
     load('random pages, 1k network', 'random-page.lua', { KEY: db.smallKey, NETWORK: '950' });
     if (extra.walk) {
       const { latencies, pages } = await walk(port, db.bigKey);
@@ -274,6 +285,7 @@ async function main(): Promise<void> {
   for (const db of databases) {
     db.bigTotal = JSON.parse(await getOnce(db, port)).pagination.total;
   }
+  bigNetwork = databases[0]!.bigTotal;
   // The ceiling sends the service's own first page, byte for byte.
   const pageFile = join(WORK, 'first-page.json');
   await withService(databases[0]!, port, async () => writeFileSync(pageFile, await get(port, '/api/v1/contacts?limit=50&offset=0', databases[0]!.bigKey)));
@@ -292,7 +304,7 @@ async function main(): Promise<void> {
     table(results),
   ].join('\n');
   process.stdout.write(`${report}\n`);
-  if (args.out) writeFileSync(args.out, `${readIntro(args.out)}${report}\n`);
+  if (args.out) writeSection(args.out, report);
 }
 
 async function getOnce(db: Database, port: number): Promise<string> {
@@ -312,13 +324,16 @@ async function withService(db: Database, port: number, action: () => Promise<voi
   }
 }
 
-/** Keeps the hand-written part of the results file above the generated table. */
-function readIntro(path: string): string {
-  if (!existsSync(path)) return '';
-  const text = readFileSync(path, 'utf8');
-  const marker = '<!-- results -->\n';
-  const at = text.indexOf(marker);
-  return at === -1 ? `${text}\n${marker}` : text.slice(0, at + marker.length);
+const BEGIN = '<!-- bench:run -->';
+const END = '<!-- /bench:run -->';
+
+/** Replaces this script's section of the results file (between its markers), keeping everything else. */
+function writeSection(path: string, report: string): void {
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n';
+  const section = `${BEGIN}\n${report}\n${END}`;
+  const start = text.indexOf(BEGIN);
+  const end = text.indexOf(END);
+  writeFileSync(path, start === -1 || end === -1 ? `${text.trimEnd()}\n\n${section}\n` : `${text.slice(0, start)}${section}${text.slice(end + END.length)}`);
 }
 
 await main();
