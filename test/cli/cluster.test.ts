@@ -30,7 +30,7 @@ describeEachBackend('contacts-api serve --workers 2 (node:cluster)', (db) => {
     fetch(`${server.url}/api/v1/contacts${query}`, { headers: { authorization: `Bearer ${key}`, connection: 'close' } });
 
   it('answers from both workers with the same pages', async () => {
-    const bodies = await Promise.all([list('?limit=100&offset=50'), list('?limit=100&offset=50'), list('?limit=100&offset=50')].map(async (r) => (await r).json()));
+    const bodies = await Promise.all([list('?limit=100&offset=50'), list('?limit=100&offset=50'), list('?limit=100&offset=50')].map(async (r) => (await (await r).json()) as any));
     expect(bodies[0].pagination).toEqual({ limit: 100, offset: 50, total: 120, nextOffset: null });
     expect(bodies[1]).toEqual(bodies[0]);
     expect(bodies[2]).toEqual(bodies[0]);
