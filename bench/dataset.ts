@@ -26,7 +26,7 @@ export function shapeForScale(scale: number): DatasetShape {
 }
 
 /** mulberry32: a tiny, fast, seedable PRNG; the dataset must be identical on every run. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -125,7 +125,7 @@ export async function writeDataset(dir: string, shape: DatasetShape, seed = 2026
   return { users: sizes.length, contacts: written };
 }
 
-function generateContact(random: () => number, id: string, created: string): Record<string, unknown> {
+export function generateContact(random: () => number, id: string, created: string): Record<string, unknown> {
   const first = pick(random, FIRST);
   const last = pick(random, LAST);
   const company = `${pick(random, COMPANY_WORDS)} ${pick(random, SUFFIXES)}`;

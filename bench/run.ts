@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { BIG_USER_EMAIL, SMALL_USER_EMAIL, shapeForScale, writeDataset } from './dataset.js';
+import { writeResultsSection } from './results-file.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -304,7 +305,7 @@ async function main(): Promise<void> {
     table(results),
   ].join('\n');
   process.stdout.write(`${report}\n`);
-  if (args.out) writeSection(args.out, report);
+  if (args.out) writeResultsSection(args.out, 'run', report);
 }
 
 async function getOnce(db: Database, port: number): Promise<string> {
@@ -322,18 +323,6 @@ async function withService(db: Database, port: number, action: () => Promise<voi
   } finally {
     await server.stop();
   }
-}
-
-const BEGIN = '<!-- bench:run -->';
-const END = '<!-- /bench:run -->';
-
-/** Replaces this script's section of the results file (between its markers), keeping everything else. */
-function writeSection(path: string, report: string): void {
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n';
-  const section = `${BEGIN}\n${report}\n${END}`;
-  const start = text.indexOf(BEGIN);
-  const end = text.indexOf(END);
-  writeFileSync(path, start === -1 || end === -1 ? `${text.trimEnd()}\n\n${section}\n` : `${text.slice(0, start)}${section}${text.slice(end + END.length)}`);
 }
 
 await main();

@@ -5,7 +5,7 @@ export const SEARCH_LIMIT_MIN = 1;
 export const SEARCH_LIMIT_MAX = 50;
 export const SEARCH_LIMIT_DEFAULT = 10;
 
-/** The contact fields a search looks in; `tags` matches each tag on its own. */
+/** The contact fields a search looks in; each tag is searched as a value of its own. */
 export const SEARCH_FIELDS = ['name', 'email', 'company', 'title', 'school', 'location', 'tags'] as const;
 
 export interface SearchRequest {
@@ -27,35 +27,115 @@ export interface SearchableContact {
 
 /**
  * How well a contact matches, best first. Ties are broken by the list order (created_at, then id).
- * All comparisons are case-insensitive, and the query is literal text: no wildcard or operator syntax.
+ * Text is compared as folded words (see searchWords): case, Latin accents, spacing and punctuation never matter.
  */
 export const SearchRank = {
-  /** `name` or `email` equals the query. */
+  /** The words of `name` or of `email` are exactly the query's words. */
   exact: 0,
-  /** `name` or `email` starts with the query. */
+  /** The words of `name` or of `email` start with the query's words (the last one may be a prefix). */
   prefix: 1,
-  /** A word of any searched field (or a tag) starts with the query; words are split at SEARCH_WORD_SEPARATORS. */
-  wordPrefix: 2,
-  /** Any searched field (or a tag) contains the query. */
-  substring: 3,
+  /** Each word of the query starts some word of a searched field or tag. */
+  words: 2,
 } as const;
 
 export type SearchRank = (typeof SearchRank)[keyof typeof SearchRank];
 
 /**
- * Characters that end a word, besides the boundaries between fields and between tags. Each store compares
- * words by translating these to spaces, so the set is spelled out rather than left to a locale's notion of a letter.
- * PostgreSQL stores the translated text (migration 2): changing the set needs a migration that recomputes it.
+ * Latin letters, before their accents. Folding drops the combining marks U+0300–U+036F that follow one of these
+ * once the text is decomposed (NFD), so é, è, ê and ë all become e; other scripts keep their marks (й is not и).
+ * PostgreSQL folds with the same class (migration 4): changing it needs a migration that recomputes the index.
  */
-export const SEARCH_WORD_SEPARATORS = ' \t\n\r-_.,;:!?@#/\\&+()[]{}<>\'"|~*=';
+export const LATIN_LETTER_CLASS = 'A-Za-z\u00aa\u00ba\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02af\u1d00-\u1dbf\u1e00-\u1eff\u2c60-\u2c7f\ua720-\ua7ff\uab30-\uab6f';
+/** The combining marks Latin accents decompose into. */
+export const LATIN_ACCENT_CLASS = '\u0300-\u036f';
+
+const ACCENTED_LATIN = new RegExp(`([${LATIN_LETTER_CLASS}])[${LATIN_ACCENT_CLASS}]+`, 'g');
+const ASCII = /^[\u0000-\u007f]*$/;
+const ASCII_WORD = /[a-z0-9]+/g;
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 
 /**
- * Joins field values into one text, as the PostgreSQL index does, so a query can never match across two of them:
- * queries cannot contain this control character.
+ * Text as search compares it: lower case code point by code point (so no context-dependent mapping such as a
+ * final sigma), Latin letters without accents, in NFC.
  */
-export const SEARCH_FIELD_JOINER = '\u001f';
+function foldSearchText(text: string): string {
+  if (ASCII.test(text)) return text.toLowerCase();
+  let lower = '';
+  for (const character of text) lower += character.toLowerCase();
+  return lower.normalize('NFD').replace(ACCENTED_LATIN, '$1').normalize('NFC');
+}
 
-// Control characters (C0, DEL, C1): never typed in a search, and the joiner must stay out of queries.
+/**
+ * The folded words of a text, in order. A word is a run of letters, digits and combining marks; everything else
+ * (spaces, punctuation, symbols) only separates words. So `jo sm` finds John Smith, `gmail` finds x@gmail.com,
+ * and `"`, `%` or `*` are never syntax.
+ */
+export function searchWords(text: string): string[] {
+  const folded = foldSearchText(text);
+  return folded.match(ASCII.test(folded) ? ASCII_WORD : WORD) ?? [];
+}
+
+/**
+ * What ranking reads of a contact: `name` and `email`, which the exact and prefix ranks look at, and the rest of
+ * its searched text (company, title, school, location and each tag) joined by any separator. Stores read this shape
+ * straight from the database, so ranking a row costs no decoding.
+ */
+export interface SearchText {
+  name: string | null;
+  email: string | null;
+  rest: string | null;
+}
+
+/** The SearchText of a contact. */
+export function searchText(contact: SearchableContact): SearchText {
+  const rest = [contact.company, contact.title, contact.school, contact.location, ...(contact.tags ?? [])];
+  return { name: contact.name, email: contact.email, rest: rest.filter((value) => value !== null).join('\n') };
+}
+
+/** A query prepared once to rank many contacts. */
+export interface SearchMatcher {
+  /** The query's folded words; a query without any (only punctuation) matches nothing. */
+  readonly words: readonly string[];
+  rank(text: SearchText): SearchRank | null;
+}
+
+const NOT_AFTER_WORD_CHARACTER = '(?<![\\p{L}\\p{N}\\p{M}])';
+
+/** Prepares `query` (as parseSearchRequest returns it) for ranking contacts. */
+export function searchMatcher(query: string): SearchMatcher {
+  const words = searchWords(query);
+  const phrase = words.join(' ');
+  // A word of the query starts a word of the text when no letter, digit or mark comes right before it. Words are
+  // letters, digits and marks only, so each is a literal pattern.
+  const starts = words.map((word) => new RegExp(NOT_AFTER_WORD_CHARACTER + word, 'u'));
+  const lead = (value: string | null): SearchRank | null => {
+    if (value === null) return null;
+    // Words hold no spaces, so the joined text starts with the joined query exactly when the first words equal the
+    // query's and the next one starts with its last word.
+    const own = searchWords(value).join(' ');
+    if (own === phrase) return SearchRank.exact;
+    return own.startsWith(phrase) ? SearchRank.prefix : null;
+  };
+  return {
+    words,
+    rank(text) {
+      if (words.length === 0) return null;
+      const all = foldSearchText([text.name, text.email, text.rest].filter((value) => value !== null).join('\n'));
+      if (!starts.every((start) => start.test(all))) return null;
+      const name = lead(text.name);
+      const email = lead(text.email);
+      if (name === SearchRank.exact || email === SearchRank.exact) return SearchRank.exact;
+      return name !== null || email !== null ? SearchRank.prefix : SearchRank.words;
+    },
+  };
+}
+
+/** The SearchRank of a contact for a query, or null when it does not match at all. */
+export function searchRank(query: string, contact: SearchableContact): SearchRank | null {
+  return searchMatcher(query).rank(searchText(contact));
+}
+
+// Control characters (C0, DEL, C1): never typed in a search.
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
@@ -76,26 +156,4 @@ export function parseSearchRequest(input: { query: unknown; limit?: unknown }): 
     throw new InputError(`"limit" must be an integer from ${SEARCH_LIMIT_MIN} to ${SEARCH_LIMIT_MAX}; got ${String(limit)}`);
   }
   return { query, limit };
-}
-
-const SEPARATOR = new RegExp(`[${SEARCH_WORD_SEPARATORS.replace(/[\\\]^-]/g, '\\$&')}${SEARCH_FIELD_JOINER}]`, 'gu');
-
-/** Text with every word separator (and the field joiner) turned into a space, as both stores compare words. */
-export function spaceWords(text: string): string {
-  return text.replace(SEPARATOR, ' ');
-}
-
-/** The SearchRank of a contact for a query, or null when it does not match at all. */
-export function searchRank(query: string, contact: SearchableContact): SearchRank | null {
-  const needle = query.toLowerCase();
-  const name = contact.name?.toLowerCase() ?? null;
-  const email = contact.email?.toLowerCase() ?? null;
-  if (name === needle || email === needle) return SearchRank.exact;
-  if (name?.startsWith(needle) || email?.startsWith(needle)) return SearchRank.prefix;
-  const values = [contact.name, contact.email, contact.company, contact.title, contact.school, contact.location, ...(contact.tags ?? [])]
-    .filter((value): value is string => value !== null)
-    .map((value) => value.toLowerCase());
-  if (!values.some((value) => value.includes(needle))) return null;
-  const words = ` ${spaceWords(values.join(SEARCH_FIELD_JOINER))}`;
-  return words.includes(` ${spaceWords(needle)}`) ? SearchRank.wordPrefix : SearchRank.substring;
 }

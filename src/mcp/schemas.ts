@@ -72,13 +72,13 @@ export const SearchContactsInput = z.strictObject({
   query: z
     .string()
     .describe(
-      `Text to find, 1 to ${SEARCH_QUERY_MAX_LENGTH} characters once trimmed; matched literally and case-insensitively ` +
-        'in name, email, company, title, school, location and tags.',
+      `Words to find, 1 to ${SEARCH_QUERY_MAX_LENGTH} characters once trimmed; each must start a word of the name, ` +
+        'email, company, title, school, location or a tag (case, accents and punctuation ignored; no operators).',
     ),
   limit: boundedInteger('limit', SEARCH_LIMIT_MIN, SEARCH_LIMIT_MAX, SEARCH_LIMIT_DEFAULT, 'Most contacts to return.'),
 });
 
 export const SearchContactsOutput = z.object({
   query: z.string().describe('The query as searched (trimmed).'),
-  data: z.array(ContactOutput).describe('Best matches first: exact name or email, then name or email prefix, then word prefix, then substring.'),
+  data: z.array(ContactOutput).describe('Best matches first: name or email equal to the query, then starting with it, then the others.'),
 });

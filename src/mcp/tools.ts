@@ -92,9 +92,10 @@ export function registerContactTools(server: McpServer, deps: ContactToolsDepend
     {
       title: 'Search contacts',
       description:
-        'Finds your contacts whose name, email, company, title, school, location or a tag contains the query ' +
-        '(case-insensitive, literal text). Best matches first: exact name or email, then name or email starting ' +
-        'with it, then a word starting with it, then anywhere; ties oldest first.',
+        'Finds your contacts by the words of their name, email, company, title, school, location and tags: each ' +
+        'word of the query must start one of them, ignoring case, accents and punctuation ("jo sm" finds John Smith, ' +
+        '"gmail" finds Gmail addresses). Best matches first: name or email equal to the query, then starting with ' +
+        'it, then the others; ties oldest first. A query without letters or digits finds nothing.',
       inputSchema: SearchContactsInput,
       outputSchema: SearchContactsOutput,
       annotations: { title: 'Search contacts', ...READ_ONLY },

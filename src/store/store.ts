@@ -102,9 +102,9 @@ export interface ContactStore {
    */
   get(ownerId: string, id: string): Promise<FoundContact | null>;
   /**
-   * Listable contacts whose name, email, company, title, school, location or a tag contains the query,
-   * case-insensitively, best first (SearchRank), then in list order. The query is literal text; it is validated
-   * by parseSearchRequest (throws InputError).
+   * Listable contacts in which each word of the query starts a word of the name, email, company, title, school,
+   * location or a tag (searchWords: case, Latin accents and punctuation ignored), best first (SearchRank), then in
+   * list order. The query is text, never syntax; it is validated by parseSearchRequest (throws InputError).
    */
   search(ownerId: string, query: string, limit: number): Promise<Contact[]>;
   /**

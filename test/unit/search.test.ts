@@ -7,8 +7,10 @@ import {
   SEARCH_LIMIT_MIN,
   SEARCH_QUERY_MAX_LENGTH,
   SearchRank,
+  searchMatcher,
   searchRank,
-  spaceWords,
+  searchText,
+  searchWords,
   type SearchableContact,
 } from '../../src/domain/search.js';
 
@@ -53,52 +55,94 @@ describe('parseSearchRequest', () => {
   });
 });
 
-describe('searchRank', () => {
-  it('exact: the name or the email equals the query, in any case', () => {
-    expect(searchRank('ada lovelace', contact({ name: 'Ada Lovelace' }))).toBe(SearchRank.exact);
-    expect(searchRank('ADA@EXAMPLE.COM', contact({ email: 'ada@example.com' }))).toBe(SearchRank.exact);
+describe('searchWords', () => {
+  it('folds case, Latin accents and Unicode normalization, code point by code point', () => {
+    expect(searchWords('ÉMILE Zola')).toEqual(['emile', 'zola']);
+    expect(searchWords('Ångström Ñandú Ærø Œuvre')).toEqual(['angstrom', 'nandu', 'ærø', 'œuvre']);
+    expect(searchWords('Jose\u0301 Nguyễn')).toEqual(['jose', 'nguyen']);
+    expect(searchWords('İstanbul')).toEqual(['istanbul']);
+    // Final sigma is not special-cased: every Σ lower-cases alike, as in the databases.
+    expect(searchWords('ΟΔΟΣ')).toEqual(['οδοσ']);
   });
 
-  it('prefix: the name or the email starts with the query', () => {
-    expect(searchRank('ada', contact({ name: 'Ada Lovelace' }))).toBe(SearchRank.prefix);
-    expect(searchRank('ada@', contact({ email: 'ada@example.com' }))).toBe(SearchRank.prefix);
+  it('keeps the marks of other scripts: й is not и', () => {
+    expect(searchWords('Йорк Ёлка')).toEqual(['йорк', 'ёлка']);
+    expect(searchWords('हिन्दी')).toEqual(['हिन्दी']);
   });
 
-  it('word prefix: a word of any searched field, or a tag, starts with the query', () => {
-    expect(searchRank('love', contact({ name: 'Ada Lovelace' }))).toBe(SearchRank.wordPrefix);
-    expect(searchRank('example', contact({ email: 'ada@example.com' }))).toBe(SearchRank.wordPrefix);
-    expect(searchRank('analytic', contact({ company: 'Analytical Engines' }))).toBe(SearchRank.wordPrefix);
-    expect(searchRank('eng', contact({ title: 'Chief-Engineer' }))).toBe(SearchRank.wordPrefix);
-    expect(searchRank('camb', contact({ school: 'Univ. of Cambridge' }))).toBe(SearchRank.wordPrefix);
-    expect(searchRank('lon', contact({ location: 'London, UK' }))).toBe(SearchRank.wordPrefix);
-    expect(searchRank('math', contact({ tags: ['friend', 'mathematician'] }))).toBe(SearchRank.wordPrefix);
-    expect(searchRank('lovelace anal', contact({ name: 'Ada Lovelace', company: 'Analytical' }))).toBeNull();
-  });
-
-  it('substring: any searched field, or a tag, contains the query', () => {
-    expect(searchRank('velac', contact({ name: 'Ada Lovelace' }))).toBe(SearchRank.substring);
-    expect(searchRank('ytic', contact({ company: 'Analytical' }))).toBe(SearchRank.substring);
-    expect(searchRank('ema', contact({ tags: ['mathematician'] }))).toBe(SearchRank.substring);
-  });
-
-  it('no match: the query is in no searched field, or only across two tags', () => {
-    expect(searchRank('zzz', contact({ name: 'Ada' }))).toBeNull();
-    expect(searchRank('friend math', contact({ tags: ['friend', 'math'] }))).toBeNull();
-    expect(searchRank('ada', EMPTY)).toBeNull();
-  });
-
-  it('takes the query literally: no wildcard or operator has a meaning', () => {
-    expect(searchRank('%', contact({ name: 'Ada' }))).toBeNull();
-    expect(searchRank('a_a', contact({ name: 'Ada' }))).toBeNull();
-    expect(searchRank('a*', contact({ name: 'Ada' }))).toBeNull();
-    expect(searchRank('100%', contact({ name: 'Growth 100%' }))).toBe(SearchRank.wordPrefix);
+  it('splits at anything that is not a letter, digit or mark', () => {
+    expect(searchWords('ada.lovelace+work@example-mail.co.uk')).toEqual(['ada', 'lovelace', 'work', 'example', 'mail', 'co', 'uk']);
+    expect(searchWords('NEAR(x) AND y*')).toEqual(['near', 'x', 'and', 'y']);
+    expect(searchWords("O'Brien \\ Sons_2 😀 100%")).toEqual(['o', 'brien', 'sons', '2', '100']);
+    expect(searchWords('王小明 李')).toEqual(['王小明', '李']);
+    expect(searchWords('%*"\\')).toEqual([]);
   });
 });
 
-describe('spaceWords', () => {
-  it('turns every separator and the field joiner into a space', () => {
-    expect(spaceWords('a-b_c.d,e;f:g!h?i@j#k/l\\m&n+o(p)q[r]s{t}u<v>w\'x"y|z~1*2=3\u001f4\t5')).toBe(
-      'a b c d e f g h i j k l m n o p q r s t u v w x y z 1 2 3 4 5',
-    );
+describe('searchRank', () => {
+  it('exact: the words of the name or of the email are the query’s, whatever the case, accents or punctuation', () => {
+    expect(searchRank('ada lovelace', contact({ name: 'Ada Lovelace' }))).toBe(SearchRank.exact);
+    expect(searchRank('ADA@EXAMPLE.COM', contact({ email: 'ada@example.com' }))).toBe(SearchRank.exact);
+    expect(searchRank('ada example com', contact({ email: 'ada@example.com' }))).toBe(SearchRank.exact);
+    expect(searchRank('emile zola', contact({ name: 'Émile Zola' }))).toBe(SearchRank.exact);
+    expect(searchRank("o'brien", contact({ name: 'O’Brien' }))).toBe(SearchRank.exact);
+  });
+
+  it('prefix: the name or the email starts with the query’s words, the last one possibly cut short', () => {
+    expect(searchRank('ada', contact({ name: 'Ada Lovelace' }))).toBe(SearchRank.prefix);
+    expect(searchRank('ada lov', contact({ name: 'Ada Lovelace' }))).toBe(SearchRank.prefix);
+    expect(searchRank('a', contact({ name: 'Ada Lovelace' }))).toBe(SearchRank.prefix);
+    expect(searchRank('ada@', contact({ email: 'ada@example.com' }))).toBe(SearchRank.prefix);
+    expect(searchRank('ada ex', contact({ email: 'ada@example.com' }))).toBe(SearchRank.prefix);
+    expect(searchRank('ad lovelace', contact({ name: 'Ada Lovelace' }))).toBe(SearchRank.words);
+  });
+
+  it('words: each query word starts a word of any searched field or tag, in any order and across fields', () => {
+    expect(searchRank('love', contact({ name: 'Ada Lovelace' }))).toBe(SearchRank.words);
+    expect(searchRank('lovelace ada', contact({ name: 'Ada Lovelace' }))).toBe(SearchRank.words);
+    expect(searchRank('example', contact({ email: 'ada@example.com' }))).toBe(SearchRank.words);
+    expect(searchRank('gma', contact({ email: 'ada.l@gmail.com' }))).toBe(SearchRank.words);
+    expect(searchRank('analytic', contact({ company: 'Analytical Engines' }))).toBe(SearchRank.words);
+    expect(searchRank('eng', contact({ title: 'Chief-Engineer' }))).toBe(SearchRank.words);
+    expect(searchRank('camb', contact({ school: 'Univ. of Cambridge' }))).toBe(SearchRank.words);
+    expect(searchRank('lon', contact({ location: 'London, UK' }))).toBe(SearchRank.words);
+    expect(searchRank('math', contact({ tags: ['friend', 'mathematician'] }))).toBe(SearchRank.words);
+    expect(searchRank('club', contact({ tags: ['anniversary-club'] }))).toBe(SearchRank.words);
+    expect(searchRank('ada analytic', contact({ name: 'Ada Lovelace', company: 'Analytical' }))).toBe(SearchRank.words);
+    expect(searchRank('friend math', contact({ tags: ['friend', 'math'] }))).toBe(SearchRank.words);
+  });
+
+  it('no match: a query word starts no word (a word’s middle is not enough), or the query has no word at all', () => {
+    expect(searchRank('velac', contact({ name: 'Ada Lovelace' }))).toBeNull();
+    expect(searchRank('ada zzz', contact({ name: 'Ada Lovelace' }))).toBeNull();
+    expect(searchRank('zzz', contact({ name: 'Ada' }))).toBeNull();
+    expect(searchRank('ada', EMPTY)).toBeNull();
+    expect(searchRank('%', contact({ name: '100% Deal' }))).toBeNull();
+    expect(searchRank('"', contact({ name: '"Quoted"' }))).toBeNull();
+  });
+
+  it('takes the query literally: no wildcard or operator has a meaning, punctuation only separates words', () => {
+    expect(searchRank('a_z', contact({ name: 'Ada' }))).toBeNull();
+    expect(searchRank('a_a', contact({ name: 'A A' }))).toBe(SearchRank.exact);
+    expect(searchRank('ad*', contact({ name: 'Ada' }))).toBe(SearchRank.prefix);
+    expect(searchRank('ada OR bob', contact({ name: 'Bob' }))).toBeNull();
+    expect(searchRank('100%', contact({ name: 'Growth 100%' }))).toBe(SearchRank.words);
+    expect(searchRank('NEAR(x) AND y*', contact({ name: 'NEAR(x) AND y*' }))).toBe(SearchRank.exact);
+  });
+});
+
+describe('searchMatcher', () => {
+  it('ranks the SearchText a store reads: name and email, and the rest joined by any separator', () => {
+    const matcher = searchMatcher('  Ada, LOVE!  ');
+    expect(matcher.words).toEqual(['ada', 'love']);
+    expect(matcher.rank({ name: 'Ada Lovelace', email: null, rest: null })).toBe(SearchRank.prefix);
+    expect(matcher.rank({ name: 'Ada', email: null, rest: 'Lovelace Ltd\nfriend' })).toBe(SearchRank.words);
+    expect(matcher.rank({ name: 'Ada', email: null, rest: null })).toBeNull();
+  });
+
+  it('gives the same rank as searchRank on the contact’s searchText', () => {
+    const values = contact({ name: 'Ada', company: 'Analytical', tags: ['math', 'poetry'] });
+    expect(searchText(values)).toEqual({ name: 'Ada', email: null, rest: 'Analytical\nmath\npoetry' });
+    expect(searchMatcher('poe').rank(searchText(values))).toBe(searchRank('poe', values));
   });
 });

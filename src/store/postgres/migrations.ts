@@ -1,8 +1,16 @@
-import { SEARCH_FIELD_JOINER, SEARCH_WORD_SEPARATORS } from '../../domain/search.js';
+import { LATIN_ACCENT_CLASS, LATIN_LETTER_CLASS } from '../../domain/search.js';
 import type { Migration } from '../migration.js';
 
-/** Characters search_words turns into spaces; the search query is translated with the same set. */
-export const WORD_SEPARATORS = SEARCH_WORD_SEPARATORS + SEARCH_FIELD_JOINER;
+/** Characters migration 2's search_words column turned into spaces, as that migration was written (it is frozen). */
+const WORD_SEPARATORS = ' \t\n\r-_.,;:!?@#/\\&+()[]{}<>\'"|~*=\u001f';
+
+/** Symbols that glibc classifies as alphanumeric: circled, squared and negative Latin letters (migration 4). */
+const LETTER_SYMBOLS = '\u24b6-\u24e9\u{1f130}-\u{1f149}\u{1f150}-\u{1f169}\u{1f170}-\u{1f189}';
+
+/** Search lexemes (migration 4) keep this many characters of a word, a name or an email. */
+const SEARCH_LEXEME_LENGTH = 200;
+/** The search index holds the words of this many characters of a contact's searched text. */
+const SEARCH_TEXT_LENGTH = 20_000;
 
 /** A standard SQL string literal (standard_conforming_strings: only quotes are doubled). */
 function sqlText(text: string): string {
@@ -190,6 +198,84 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         FROM users u LEFT JOIN contacts c ON c.owner_id = u.id AND c.merged_into IS NULL AND NOT c.is_self
         GROUP BY u.id
       ON CONFLICT (owner_id) DO UPDATE SET total = EXCLUDED.total, version = owner_listing.version + 1;
+    `,
+  },
+  {
+    version: 4,
+    name: 'contact search by word prefix',
+    // Replaces migration 2's trigram index. Each contact stores its search lexemes (a generated tsvector, so every
+    // writer keeps it right), all under a key of its owner (the last 12 hex digits of the owner id): a lookup reads
+    // only its owner's part of the GIN index, and a prefix query ('key:jo':*) never merges other owners' words.
+    //   key:word    every word of name, email, company, title, school, location and each tag
+    //   key^words   the words of the name, joined by one space (exact and prefix matches of a whole name)
+    //   key@words   the same for the email
+    // Words follow the domain's folding (lower case, Latin accents dropped, NFC) and are split at anything that is
+    // not alphanumeric. Within tsvector's limits, the index holds the words of a contact's first
+    // ${SEARCH_TEXT_LENGTH} characters of searched text, each word (and each name or email) cut to
+    // ${SEARCH_LEXEME_LENGTH} characters; contacts_search_query cuts the query alike. PL/pgSQL for the lexemes: an SQL
+    // function calling concat_ws (only STABLE) could not be inlined and would cost four times as much per write.
+    sql: `
+      DROP INDEX contacts_search_trgm;
+      ALTER TABLE contacts DROP COLUMN search_text, DROP COLUMN search_words;
+      DROP FUNCTION contacts_search_text(text, text, text, text, text, text, text[]);
+
+      -- The folded words of a text, separated by single spaces. The C library counts the circled and squared Latin
+      -- letters (Ⓐ, 🅰: Unicode symbols) as alphanumeric; search does not, so they separate words first.
+      CREATE FUNCTION contacts_search_words(value text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+      AS $$
+        SELECT btrim(regexp_replace(
+          CASE WHEN octet_length(value) = char_length(value) THEN lower(value)
+            ELSE regexp_replace(normalize(regexp_replace(normalize(lower(value), NFD),
+              ${sqlText(`([${LATIN_LETTER_CLASS}])[${LATIN_ACCENT_CLASS}]+`)}, '\\1', 'g'), NFC), ${sqlText(`[${LETTER_SYMBOLS}]`)}, ' ', 'g')
+          END, '[^[:alnum:]]+', ' ', 'g'))
+      $$;
+
+      -- IMMUTABLE for the generated column: concat_ws and array_to_string are only STABLE in general, but immutable on text.
+      CREATE FUNCTION contacts_search_lexemes(owner_id uuid, name text, email text, company text, title text, school text,
+        location text, tags text[]) RETURNS tsvector LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+      AS $$
+      DECLARE
+        key text := right(owner_id::text, 12);
+        words text := contacts_search_words(left(concat_ws(' ', name, email, company, title, school, location,
+          array_to_string(tags, ' ')), ${SEARCH_TEXT_LENGTH}));
+        lexemes text := '';
+      BEGIN
+        IF words <> '' THEN
+          IF char_length(words) > ${SEARCH_LEXEME_LENGTH} THEN
+            words := regexp_replace(words, '(\\S{${SEARCH_LEXEME_LENGTH}})\\S+', '\\1', 'g');
+          END IF;
+          lexemes := '''' || key || ':' || replace(words, ' ', ''' ''' || key || ':') || '''';
+        END IF;
+        words := left(contacts_search_words(name), ${SEARCH_LEXEME_LENGTH});
+        IF words <> '' THEN
+          lexemes := lexemes || ' ''' || key || '^' || words || '''';
+        END IF;
+        words := left(contacts_search_words(email), ${SEARCH_LEXEME_LENGTH});
+        IF words <> '' THEN
+          lexemes := lexemes || ' ''' || key || '@' || words || '''';
+        END IF;
+        RETURN lexemes::tsvector;
+      END
+      $$;
+
+      -- The tsquery of one scope of a search (see SearchScope), from the query's words as this database splits them.
+      -- Lexemes hold no quote or backslash (words are alphanumeric, keys hexadecimal), so quoting needs no escapes.
+      CREATE FUNCTION contacts_search_query(owner_id uuid, scope text, query text) RETURNS tsquery
+      LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+      AS $$
+        SELECT (CASE
+            WHEN phrase IS NULL THEN NULL
+            WHEN scope = 'words' THEN (SELECT string_agg(format('''%s:%s'':*', key, left(word, ${SEARCH_LEXEME_LENGTH})), ' & ')
+              FROM unnest(string_to_array(phrase, ' ')) AS word)
+            WHEN scope = 'exact' AND char_length(phrase) < ${SEARCH_LEXEME_LENGTH} THEN format('''%1$s^%2$s'' | ''%1$s@%2$s''', key, phrase)
+            ELSE format('''%1$s^%2$s'':* | ''%1$s@%2$s'':*', key, left(phrase, ${SEARCH_LEXEME_LENGTH}))
+          END)::tsquery
+        FROM (SELECT right(owner_id::text, 12) AS key, nullif(contacts_search_words(query), '') AS phrase) AS q
+      $$;
+
+      ALTER TABLE contacts ADD COLUMN search_lexemes tsvector
+        GENERATED ALWAYS AS (contacts_search_lexemes(owner_id, name, email, company, title, school, location, tags)) STORED;
+      CREATE INDEX contacts_search_lexemes ON contacts USING gin (search_lexemes) WHERE merged_into IS NULL AND NOT is_self;
     `,
   },
 ];

@@ -6,13 +6,14 @@ import { assertMergeAllowed, isRepeatedMerge, type MergeCandidate, type Repeated
 import type { Contact } from '../../domain/contact.js';
 import type { PageRequest } from '../../domain/pagination.js';
 import type { Plan } from '../../domain/plan.js';
-import { parseSearchRequest } from '../../domain/search.js';
+import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
 import { foundContact, MAX_MERGE_HOPS } from '../contact-lookup.js';
 import { CONTACT_COLUMNS, CONTACT_VALUE_COLUMNS, contactFromRow, type ContactRow } from '../contact-row.js';
 import { planContactWrite, type ContactWrite, type ExistingContact } from '../import-plan.js';
 import { importInBulk } from '../bulk-import.js';
 import { pendingMigrations } from '../migration.js';
 import { PagedListing, parsePageJson } from '../paged-listing.js';
+import { searchAsync } from '../search-plan.js';
 import type {
   ApiKeyRecord,
   ContactPage,
@@ -31,8 +32,9 @@ import type {
   User,
   UserStore,
 } from '../store.js';
-import { POSTGRES_MIGRATIONS, WORD_SEPARATORS } from './migrations.js';
+import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { postgresPageSource } from './postgres-page-source.js';
+import { postgresSearchReads } from './postgres-search.js';
 
 type ContactValueColumn = (typeof CONTACT_VALUE_COLUMNS)[number];
 
@@ -131,14 +133,14 @@ function queryable(pool: pg.Pool): pg.Pool | pg.PoolClient {
   return ambientTransaction.getStore() ?? pool;
 }
 
-/** Runs `work` in BEGIN … COMMIT on one connection, rolling back when anything throws. */
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/** Runs `work` in BEGIN … COMMIT (`begin` may set the mode) on one connection, rolling back when anything throws. */
+async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const joined = ambientTransaction.getStore();
   if (joined) return work(joined);
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     const result = await work(client);
     await client.query('COMMIT');
     return result;
@@ -332,40 +334,8 @@ const GET_CONTACT_SQL = `
   FROM chain JOIN contacts c ON c.owner_id = $1::uuid AND c.id = chain.id
   ORDER BY chain.hops DESC LIMIT 1`;
 
-/** Below this many characters a query has no trigram, so the index can't help: the owner's rows are scanned. */
-const TRIGRAM_LENGTH = 3;
-
-/**
- * Ranks exactly as the domain's searchRank ($2 the query; $4/$5 the word separators and as many spaces; search_text
- * and search_words are the stored lower-case and word-spaced texts of the searched fields). `matches` narrows to
- * the rows containing the query.
- */
-function searchSql(matches: string): string {
-  return `
-  SELECT ${CONTACT_COLUMNS.join(', ')},
-    CASE
-      WHEN lower(name) = lower($2::text) OR lower(email) = lower($2::text) THEN 0
-      WHEN starts_with(lower(name), lower($2::text)) OR starts_with(lower(email), lower($2::text)) THEN 1
-      WHEN strpos(search_words, ' ' || translate(lower($2::text), $4::text, $5::text)) > 0 THEN 2
-      ELSE 3
-    END AS search_rank
-  FROM contacts
-  WHERE ${LISTABLE} AND ${matches}
-  ORDER BY search_rank, created_at, id
-  LIMIT $3::int`;
-}
-
-/** $6 is the query as a LIKE pattern, which the trigram index answers; LIKE, as search_text is lower case already. */
-const SEARCH_INDEXED_SQL = searchSql('search_text LIKE lower($6::text)');
-/** No LIKE here: a pattern without a trigram would make the planner read the whole index. */
-const SEARCH_SCAN_SQL = searchSql('strpos(search_text, lower($2::text)) > 0');
-
-const SEARCH_TRANSLATION = [WORD_SEPARATORS, ' '.repeat(WORD_SEPARATORS.length)];
-
-/** A LIKE pattern matching the query anywhere, with LIKE's own characters (%, _ and backslash) taken literally. */
-function containsPattern(query: string): string {
-  return `%${query.replace(/[\\%_]/g, '\\$&')}%`;
-}
+/** The chosen contacts of a search, read in full. */
+const SEARCH_ROWS_SQL = `SELECT ${CONTACT_COLUMNS.join(', ')} FROM contacts WHERE ${LISTABLE} AND id = ANY($2::uuid[])`;
 
 /**
  * Every statement on an owner's contacts ends by updating the owner's listing row (triggers, migration 3), held
@@ -432,15 +402,28 @@ class PostgresContactStore implements ContactStore {
 
   async search(ownerId: string, query: string, limit: number): Promise<Contact[]> {
     const request = parseSearchRequest({ query, limit });
-    if (!isUuid(ownerId)) return [];
-    const indexed = [...request.query].length >= TRIGRAM_LENGTH;
-    const values = [ownerId, request.query, request.limit, ...SEARCH_TRANSLATION];
-    const { rows } = await this.pool.query<ContactRow & { search_rank: number }>(
-      indexed
-        ? { name: 'contacts_search_indexed', text: SEARCH_INDEXED_SQL, values: [...values, containsPattern(request.query)] }
-        : { name: 'contacts_search_scan', text: SEARCH_SCAN_SQL, values },
+    const matcher = searchMatcher(request.query);
+    if (!isUuid(ownerId) || matcher.words.length === 0) return [];
+    // One snapshot for the index lookups, the walk and the rows read.
+    return inTransaction(
+      this.pool,
+      async (client) => {
+        const found = await searchAsync(postgresSearchReads(client, ownerId, matcher.words), matcher, request.limit);
+        if (found.length === 0) return [];
+        const { rows } = await client.query<ContactRow>({
+          name: 'contacts_search_rows',
+          text: SEARCH_ROWS_SQL,
+          values: [ownerId, found.map((contact) => contact.id)],
+        });
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        // Inside a bulk load's transaction (no snapshot of its own) a contact may have gone meanwhile.
+        return found.flatMap((contact) => {
+          const row = byId.get(contact.id);
+          return row ? [contactFromRow(row)] : [];
+        });
+      },
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
     );
-    return rows.map(({ search_rank: _rank, ...contact }) => contactFromRow(contact));
   }
 
   async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<number> {

@@ -8,13 +8,14 @@ import { assertMergeAllowed, isRepeatedMerge, type MergeCandidate, type Repeated
 import type { PageRequest } from '../../domain/pagination.js';
 import type { Plan } from '../../domain/plan.js';
 import type { Scope } from '../../domain/scopes.js';
-import { parseSearchRequest, searchRank } from '../../domain/search.js';
+import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
 import { foundContact, MAX_MERGE_HOPS } from '../contact-lookup.js';
 import { CONTACT_COLUMNS, CONTACT_VALUE_COLUMNS, contactFromRow, type ContactRow } from '../contact-row.js';
 import { planContactWrite, type ExistingContact } from '../import-plan.js';
 import { importInBulk } from '../bulk-import.js';
 import { pendingMigrations } from '../migration.js';
 import { PagedListing, parsePageJson } from '../paged-listing.js';
+import { searchSync } from '../search-plan.js';
 import { sqlitePageSource } from './sqlite-page-source.js';
 import type {
   ApiKeyRecord,
@@ -34,6 +35,7 @@ import type {
   UserStore,
 } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { sqliteSearchReads } from './sqlite-search.js';
 
 type Row = Record<string, unknown>;
 
@@ -67,26 +69,7 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Store
   db.pragma('foreign_keys = ON');
   // How long a statement waits for another connection's write lock before failing.
   db.pragma(`busy_timeout = ${options.statementTimeoutMs ?? 5000}`);
-  registerSearchRank(db);
   return new SqliteStore(db);
-}
-
-/** search() ranks candidates with the domain's searchRank; the triggers that maintain the index never call it. */
-function registerSearchRank(db: Database.Database): void {
-  db.function(
-    'contact_search_rank',
-    { deterministic: true },
-    (query, name, email, company, title, school, location, tags) =>
-      searchRank(query as string, {
-        name: name as string | null,
-        email: email as string | null,
-        company: company as string | null,
-        title: title as string | null,
-        school: school as string | null,
-        location: location as string | null,
-        tags: tags === null ? null : (JSON.parse(tags as string) as string[]),
-      }),
-  );
 }
 
 class SqliteStore implements Store {
@@ -278,13 +261,14 @@ class SqliteContactStore implements ContactStore {
 
   async search(ownerId: string, query: string, limit: number): Promise<Contact[]> {
     const request = parseSearchRequest({ query, limit });
-    const indexed = [...request.query].length >= TRIGRAM_LENGTH;
-    const parameters = { owner: ownerId, query: request.query, limit: request.limit };
-    const rows = (
-      indexed
-        ? this.statements.get(SEARCH_INDEXED_SQL).all({ ...parameters, match: ftsPhrase(request.query) })
-        : this.statements.get(SEARCH_SCAN_SQL).all(parameters)
-    ) as Row[];
+    const matcher = searchMatcher(request.query);
+    const prepare = (sql: string) => this.statements.get(sql);
+    // One read transaction: the index lookups, the walk and the rows read agree on one snapshot.
+    const rows = this.statements.db.transaction(() =>
+      searchSync(sqliteSearchReads(prepare, ownerId, matcher.words), matcher, request.limit).map(
+        (found) => prepare(CONTACT_BY_ROWID_SQL).get(found.row_id) as Row,
+      ),
+    )();
     return rows.map(decodeContact);
   }
 
@@ -356,37 +340,7 @@ const GET_CONTACT_SQL = `
   SELECT ${CONTACT_SELECT}, c.is_self, c.merged_into FROM contacts c
   WHERE c.owner_id = @owner AND c.id = (SELECT id FROM chain ORDER BY hops DESC LIMIT 1)`;
 
-/** The trigram index matches only queries of at least this many characters; shorter ones scan the owner's contacts. */
-const TRIGRAM_LENGTH = 3;
-
-/**
- * Ranks the candidates `from … where` selects, once each (MATERIALIZED: a flattened subquery would call the
- * ranking function again for the filter and the sort), keeping only the sort keys; then reads the page's rows.
- */
-function searchSql(candidates: string): string {
-  return `
-  WITH ranked AS MATERIALIZED (
-    SELECT c.rowid AS row_id, c.created_at, c.id,
-      contact_search_rank(@query, c.name, c.email, c.company, c.title, c.school, c.location, c.tags) AS search_rank
-    ${candidates} AND c.owner_id = @owner AND c.merged_into IS NULL AND c.is_self = 0
-  ), best AS (
-    SELECT row_id, search_rank, created_at, id FROM ranked WHERE search_rank IS NOT NULL
-    ORDER BY search_rank, created_at, id LIMIT @limit
-  )
-  SELECT ${CONTACT_SELECT} FROM best JOIN contacts c ON c.rowid = best.row_id
-  ORDER BY best.search_rank, best.created_at, best.id`;
-}
-
-/** The index narrows to contacts containing the query; searchRank re-checks each (per field, per tag) and ranks it. */
-const SEARCH_INDEXED_SQL = searchSql(
-  'FROM contacts_search JOIN contacts c ON c.rowid = contacts_search.rowid WHERE contacts_search MATCH @match',
-);
-const SEARCH_SCAN_SQL = searchSql('FROM contacts c WHERE true');
-
-/** The query as one FTS5 string: every character literal, so operators (AND, NEAR, *, quotes) mean nothing. */
-function ftsPhrase(query: string): string {
-  return `"${query.replaceAll('"', '""')}"`;
-}
+const CONTACT_BY_ROWID_SQL = `SELECT ${CONTACT_SELECT} FROM contacts c WHERE c.rowid = ?`;
 
 function encodeValue(column: keyof ContactValues, value: unknown): unknown {
   if (value === undefined || value === null) return null;

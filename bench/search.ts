@@ -1,0 +1,302 @@
+/**
+ * search_contacts benchmark: builds one user's network (100,000 contacts by default) among noise users in a scratch
+ * SQLite file and a scratch PostgreSQL database, through the store's importContacts, then runs a fixed, realistic
+ * mix of queries through store.search and prints p50/p99 per query class and overall, per database. It also times
+ * importing the big network into fresh databases with the search index, without it, and with migration 2's
+ * trigram index instead, to show what the index costs writes.
+ *
+ *   npm run bench:search -- [--contacts 100000] [--noise 200000] [--rounds 30] [--limit 10]
+ *                           [--postgres postgres://…] [--no-postgres] [--no-import-cost] [--out docs/benchmarks.md]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import type { ContactValues } from '../src/domain/contact.js';
+import type { Migration } from '../src/store/migration.js';
+import { POSTGRES_MIGRATIONS } from '../src/store/postgres/migrations.js';
+import { openPostgresStore } from '../src/store/postgres/postgres-store.js';
+import { SQLITE_MIGRATIONS } from '../src/store/sqlite/migrations.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import type { ImportRecord, Store } from '../src/store/store.js';
+import { generateContact, prng } from './dataset.js';
+import { writeResultsSection } from './results-file.js';
+
+const { values: args } = parseArgs({
+  options: {
+    contacts: { type: 'string', default: '100000' },
+    noise: { type: 'string', default: '200000' },
+    'noise-users': { type: 'string', default: '200' },
+    rounds: { type: 'string', default: '30' },
+    limit: { type: 'string', default: '10' },
+    postgres: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'no-postgres': { type: 'boolean', default: false },
+    'no-import-cost': { type: 'boolean', default: false },
+    out: { type: 'string' },
+  },
+});
+
+function positiveInteger(name: string, value: string | undefined): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw new Error(`--${name} must be a positive integer; got ${value}`);
+  return number;
+}
+
+const NETWORK = positiveInteger('contacts', args.contacts);
+const NOISE = positiveInteger('noise', args.noise);
+const NOISE_USERS = positiveInteger('noise-users', args['noise-users']);
+const ROUNDS = positiveInteger('rounds', args.rounds);
+const LIMIT = positiveInteger('limit', args.limit);
+const BATCH = 5_000;
+const BIG_SEED = 1;
+const NOISE_SEED = 2;
+
+function log(message: string): void {
+  process.stderr.write(`[bench:search] ${message}\n`);
+}
+
+/** A deterministic network: contacts created over five years, in list order. */
+function network(seed: number, size: number): ImportRecord[] {
+  const random = prng(seed);
+  const start = Date.parse('2021-01-01T00:00:00.000Z');
+  const step = (5 * 365 * 86_400_000) / size;
+  return Array.from({ length: size }, (_, index) => {
+    const created = new Date(start + Math.floor(index * step + random() * step)).toISOString();
+    const { id: _id, ...values } = generateContact(random, '', created);
+    return { label: `contact ${index + 1}`, contact: { id: null, values: values as Partial<ContactValues> } };
+  });
+}
+
+interface QueryClass {
+  name: string;
+  queries: string[];
+}
+
+/** The query mix, drawn from the big network itself so that names and companies are ones it holds. */
+function queryMix(records: readonly ImportRecord[]): QueryClass[] {
+  const random = prng(7);
+  const sample = () => records[Math.floor(random() * records.length)]!.contact.values;
+  const names = Array.from({ length: 8 }, () => (sample().name ?? 'x y').toLowerCase().split(' '));
+  return [
+    { name: '1 character', queries: ['a', 'j', 'm', 's', 'k', 'd', 'q', 'z'] },
+    { name: '2 characters', queries: names.map(([first]) => first!.slice(0, 2)) },
+    { name: '3 characters', queries: names.map(([, last]) => last!.slice(0, 3)) },
+    { name: 'first name', queries: names.map(([first]) => first!) },
+    { name: 'last name', queries: names.map(([, last]) => last!) },
+    { name: 'full name', queries: names.map((words) => words.join(' ')) },
+    { name: 'company word', queries: [...Array.from({ length: 4 }, () => sample().company!.split(' ')[0]!.toLowerCase()), 'labs', 'ventures', 'partners', 'gmbh'] },
+    { name: 'email domain', queries: ['gmail', 'yahoo', 'outlook', 'icloud', 'proton', 'gmail.com', '@yahoo.com', 'proton.me'] },
+    { name: 'tag', queries: ['founder', 'investor', 'friend', 'alumni', 'recruiter', 'advisor', 'press', 'family'] },
+    { name: 'no match', queries: ['zzzz', 'qxqx', 'xylophonist', 'nobody here', 'zq', 'qq', 'jo zzz', 'gmail zzz'] },
+  ];
+}
+
+async function importNetwork(store: Store, ownerId: string, records: readonly ImportRecord[]): Promise<void> {
+  for (let start = 0; start < records.length; start += BATCH) {
+    await store.contacts.importContacts(ownerId, records.slice(start, start + BATCH));
+  }
+}
+
+/**
+ * The big user first, then noise users sharing NOISE contacts; returns the big user's id. The records are made
+ * here and dropped after, so that the searches measured later do not run beside a heap of test data.
+ */
+async function load(store: Store): Promise<string> {
+  const started = Date.now();
+  const owner = await store.users.create({ email: 'big@search.bench', name: 'Big Network', plan: 'pro' });
+  await importNetwork(store, owner.id, network(BIG_SEED, NETWORK));
+  const noise = network(NOISE_SEED, NOISE);
+  const share = Math.ceil(noise.length / NOISE_USERS);
+  for (let user = 0; user < NOISE_USERS; user += 1) {
+    const noiseUser = await store.users.create({ email: `noise${user}@search.bench`, name: `Noise ${user}`, plan: 'pro' });
+    await importNetwork(store, noiseUser.id, noise.slice(user * share, (user + 1) * share));
+  }
+  log(`${store.kind}: loaded ${NETWORK + NOISE} contacts in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return owner.id;
+}
+
+type Timings = Map<string, number[]>;
+
+/** Every query of the mix ROUNDS times, in a shuffled order, after one warm-up pass. */
+async function measure(store: Store, ownerId: string, mix: readonly QueryClass[]): Promise<Timings> {
+  const runs = mix.flatMap((queryClass) => queryClass.queries.map((query) => ({ queryClass: queryClass.name, query })));
+  for (const run of runs) await store.contacts.search(ownerId, run.query, LIMIT);
+  const random = prng(11);
+  const order = Array.from({ length: ROUNDS }, () => runs).flat();
+  for (let i = order.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  const timings: Timings = new Map(mix.map((queryClass) => [queryClass.name, []]));
+  for (const run of order) {
+    const started = performance.now();
+    await store.contacts.search(ownerId, run.query, LIMIT);
+    timings.get(run.queryClass)!.push(performance.now() - started);
+  }
+  return timings;
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+/** A scratch database of one kind: a fresh migrated store, and a way to run plain SQL on it. */
+interface BenchDatabase {
+  name: string;
+  withStore<T>(work: (store: Store, exec: (sql: string) => Promise<void>) => Promise<T>): Promise<T>;
+  /** What autovacuum would have done by the time a loaded database serves searches. */
+  settle: string;
+  /** Migration 4's search index taken away, and migration 2's trigram index put back instead. */
+  withoutIndex: string;
+  withTrigramIndex: string;
+}
+
+const MIGRATION_2 = (migrations: readonly Migration[]) => migrations.find((migration) => migration.version === 2)!.sql;
+const NO_SQLITE_INDEX = 'DROP TRIGGER contact_words_insert; DROP TRIGGER contact_words_update; DROP TRIGGER contact_words_delete;';
+const NO_POSTGRES_INDEX = 'DROP INDEX contacts_search_lexemes; ALTER TABLE contacts DROP COLUMN search_lexemes;';
+
+const SQLITE: BenchDatabase = {
+  name: 'SQLite',
+  async withStore(work) {
+    const dir = mkdtempSync(join(tmpdir(), 'contacts-search-bench-'));
+    const path = join(dir, 'contacts.db');
+    const store = openSqliteStore(path);
+    try {
+      await store.migrate();
+      return await work(store, async (sql) => {
+        const db = new Database(path);
+        db.exec(sql);
+        db.close();
+      });
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  settle: 'PRAGMA optimize',
+  withoutIndex: NO_SQLITE_INDEX,
+  withTrigramIndex: `${NO_SQLITE_INDEX} ${MIGRATION_2(SQLITE_MIGRATIONS)}`,
+};
+
+const POSTGRES: BenchDatabase = {
+  name: 'PostgreSQL',
+  async withStore(work) {
+    const name = `contacts_search_bench_${process.pid}`;
+    const admin = new pg.Client({ connectionString: args.postgres });
+    await admin.connect();
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE ${name}`);
+      const url = new URL(args.postgres!);
+      url.pathname = `/${name}`;
+      const store = openPostgresStore(url.toString());
+      try {
+        await store.migrate();
+        return await work(store, async (sql) => {
+          const client = new pg.Client({ connectionString: url.toString() });
+          await client.connect();
+          await client.query(sql);
+          await client.end();
+        });
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  },
+  // Flushes the GIN index's pending list and refreshes statistics and the visibility map.
+  settle: 'VACUUM ANALYZE contacts',
+  withoutIndex: NO_POSTGRES_INDEX,
+  withTrigramIndex: `${NO_POSTGRES_INDEX} ${MIGRATION_2(POSTGRES_MIGRATIONS)}`,
+};
+
+async function searchTimings(database: BenchDatabase, mix: readonly QueryClass[]): Promise<Timings> {
+  return database.withStore(async (store, exec) => {
+    const ownerId = await load(store);
+    await exec(database.settle);
+    return measure(store, ownerId, mix);
+  });
+}
+
+interface ImportCost {
+  database: string;
+  index: string;
+  seconds: number;
+}
+
+/** The search index's write cost: the big network imported into fresh databases that differ only in the index. */
+async function importCosts(database: BenchDatabase): Promise<ImportCost[]> {
+  const big = network(BIG_SEED, NETWORK);
+  const variants = [
+    { index: 'word index (migration 4)', sql: '' },
+    { index: 'no search index', sql: database.withoutIndex },
+    { index: 'trigram index (migration 2)', sql: database.withTrigramIndex },
+  ];
+  const costs: ImportCost[] = [];
+  for (const variant of variants) {
+    const seconds = await database.withStore(async (store, exec) => {
+      if (variant.sql !== '') await exec(variant.sql);
+      const owner = await store.users.create({ email: 'import@search.bench', name: 'Import', plan: 'pro' });
+      const started = performance.now();
+      await importNetwork(store, owner.id, big);
+      return (performance.now() - started) / 1000;
+    });
+    log(`${database.name}: import of ${big.length} contacts, ${variant.index}: ${seconds.toFixed(1)} s`);
+    costs.push({ database: database.name, index: variant.index, seconds });
+  }
+  return costs;
+}
+
+function report(mix: readonly QueryClass[], results: { database: string; timings: Timings }[], costs: ImportCost[]): string {
+  const ms = (value: number) => value.toFixed(1);
+  const header = ['Query class', 'Examples', ...results.flatMap(({ database }) => [`${database} p50 (ms)`, `${database} p99 (ms)`])];
+  const rows = mix.map((queryClass) => [
+    queryClass.name,
+    queryClass.queries.slice(0, 3).map((query) => `\`${query}\``).join(', '),
+    ...results.flatMap(({ timings }) => [ms(percentile(timings.get(queryClass.name)!, 0.5)), ms(percentile(timings.get(queryClass.name)!, 0.99))]),
+  ]);
+  rows.push([
+    '**all**',
+    `${mix.reduce((sum, queryClass) => sum + queryClass.queries.length, 0)} queries × ${ROUNDS}`,
+    ...results.flatMap(({ timings }) => {
+      const all = [...timings.values()].flat();
+      return [`**${ms(percentile(all, 0.5))}**`, `**${ms(percentile(all, 0.99))}**`];
+    }),
+  ]);
+  const table = [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+  const lines = [
+    `One user's network of ${NETWORK.toLocaleString('en')} contacts among ${NOISE_USERS} other users holding ${NOISE.toLocaleString('en')}, ` +
+      `each query through \`store.contacts.search\` (limit ${LIMIT}), in process, one at a time. ` +
+      `Measured on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.versions.node}, ` +
+      'on a machine shared with other work; rerun with `npm run bench:search`.',
+    '',
+    table,
+  ];
+  if (costs.length > 0) {
+    const none = (database: string) => costs.find((cost) => cost.database === database && cost.index === 'no search index')!.seconds;
+    lines.push(
+      '',
+      `Import of the ${NETWORK.toLocaleString('en')}-contact network (\`importContacts\`, batches of ${BATCH.toLocaleString('en')}) into fresh databases that differ only in their search index:`,
+      '',
+      '| Database | Search index | Import (s) | Over no index (s) |',
+      '| --- | --- | --- | --- |',
+      ...costs.map((cost) => `| ${cost.database} | ${cost.index} | ${cost.seconds.toFixed(1)} | ${(cost.seconds - none(cost.database)).toFixed(1)} |`),
+    );
+  }
+  return lines.join('\n');
+}
+
+const mix = queryMix(network(BIG_SEED, NETWORK));
+const databases = args['no-postgres'] ? [SQLITE] : [SQLITE, POSTGRES];
+const results: { database: string; timings: Timings }[] = [];
+for (const database of databases) results.push({ database: database.name, timings: await searchTimings(database, mix) });
+const costs: ImportCost[] = [];
+if (!args['no-import-cost']) for (const database of databases) costs.push(...(await importCosts(database)));
+const output = report(mix, results, costs);
+process.stdout.write(`${output}\n`);
+if (args.out) writeResultsSection(args.out, 'search', `## search_contacts\n\n${output}`);

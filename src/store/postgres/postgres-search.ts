@@ -1,0 +1,79 @@
+import type pg from 'pg';
+import { lookupWords, type AsyncSearchReads, type SearchCandidate, type WalkPosition } from '../search-plan.js';
+
+/** A contact as the PostgreSQL search reads it. */
+export type PostgresCandidate = SearchCandidate;
+
+// The searched text other than name and email in one string (each tag on its own line), as ranking reads it.
+const REST = `concat_ws(E'\\n', company, title, school, location, array_to_string(tags, E'\\n'))`;
+const LISTABLE = 'owner_id = $1::uuid AND merged_into IS NULL AND NOT is_self';
+
+const SIZE_SQL = 'SELECT total FROM owner_listing WHERE owner_id = $1::uuid';
+
+/**
+ * $2 the scope, $3 the query; the tsquery is computed once per statement (an InitPlan), never per row. Every lexeme
+ * carries the owner's key, so the GIN index alone narrows to the owner: owner_id is checked on the few rows found
+ * (MATERIALIZED keeps the planner from intersecting with all of the owner's entries in another index).
+ */
+const lookupSql = (rest: string) => `
+  WITH found AS MATERIALIZED (
+    SELECT id, owner_id, created_at, name, email, ${rest} AS rest FROM contacts
+    WHERE merged_into IS NULL AND NOT is_self AND search_lexemes @@ (SELECT contacts_search_query($1::uuid, $2::text, $3::text))
+  )
+  SELECT id, name, email, rest FROM found WHERE owner_id = $1::uuid ORDER BY created_at, id`;
+const LOOKUP_WORDS_SQL = lookupSql(REST);
+// Exact and prefix ranks depend on name and email alone.
+const LOOKUP_LEADS_SQL = lookupSql('NULL');
+
+/**
+ * The next $5 contacts in list order after ($3, $4), or from the start when $3 is null: those whose lexemes match
+ * the query ($2), and the last one in any case (position = walked, to continue from). The text of created_at keeps
+ * its microseconds, so the walk continues exactly where it stopped.
+ */
+const WALK_SQL = `
+  WITH walked AS MATERIALIZED (
+    SELECT row_number() OVER () AS position, stretch.* FROM (
+      SELECT id, created_at, name, email, company, title, school, location, tags, search_lexemes FROM contacts
+      WHERE ${LISTABLE} AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4::uuid))
+      ORDER BY created_at, id LIMIT $5::int
+    ) stretch
+  ), last AS (SELECT max(position) AS walked FROM walked)
+  SELECT id, name, email, ${REST} AS rest, created_at::text AS position_at, position, last.walked,
+    search_lexemes @@ (SELECT contacts_search_query($1::uuid, 'words', $2::text)) AS hit
+  FROM walked, last
+  WHERE search_lexemes @@ (SELECT contacts_search_query($1::uuid, 'words', $2::text)) OR position = last.walked
+  ORDER BY position`;
+
+type WalkRow = PostgresCandidate & { position_at: string; position: string; walked: string; hit: boolean };
+
+/** The search's reads of one owner's contacts, on one client inside one REPEATABLE READ transaction. */
+export function postgresSearchReads(client: pg.PoolClient, ownerId: string, words: readonly string[]): AsyncSearchReads<PostgresCandidate> {
+  const query = words.join(' ');
+  return {
+    async size() {
+      const { rows } = await client.query<{ total: number }>({ name: 'contacts_search_size', text: SIZE_SQL, values: [ownerId] });
+      return rows[0]?.total ?? 0;
+    },
+    async lookup(scope) {
+      const { rows } = await client.query<PostgresCandidate>(
+        scope === 'words'
+          ? { name: 'contacts_search_lookup_words', text: LOOKUP_WORDS_SQL, values: [ownerId, scope, lookupWords(words).join(' ')] }
+          : { name: 'contacts_search_lookup_leads', text: LOOKUP_LEADS_SQL, values: [ownerId, scope, query] },
+      );
+      return rows;
+    },
+    async walk(after: WalkPosition | null, count: number) {
+      const { rows } = await client.query<WalkRow>({
+        name: 'contacts_search_walk',
+        text: WALK_SQL,
+        values: [ownerId, query, after?.created_at ?? null, after?.id ?? null, count],
+      });
+      const last = rows.at(-1);
+      return {
+        rows: rows.filter((row) => row.hit).map(({ position_at: _at, position: _position, walked: _walked, hit: _hit, ...contact }) => contact),
+        walked: last ? Number(last.walked) : 0,
+        last: last ? { created_at: last.position_at, id: last.id } : null,
+      };
+    },
+  };
+}
