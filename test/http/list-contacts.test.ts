@@ -153,6 +153,15 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
       expect(response.body).not.toMatch(/owner_id|is_self|merged_into/);
     });
 
+    it('accepts Accept: application/json (spec §1) and answers JSON whatever Accept says', async () => {
+      for (const accept of ['application/json', '*/*', 'text/html']) {
+        const response = await app.inject({ method: 'GET', url: '/api/v1/contacts?limit=1', headers: { ...bearer(ownerKey), accept } });
+        expect(response.statusCode).toBe(200);
+        expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(response.json().pagination.limit).toBe(1);
+      }
+    });
+
     it('answers HEAD like GET without a body', async () => {
       const response = await app.inject({ method: 'HEAD', url: '/api/v1/contacts?limit=2', headers: bearer(ownerKey) });
       expect(response.statusCode).toBe(200);
