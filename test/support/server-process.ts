@@ -32,7 +32,8 @@ export async function startServerProcess(env: NodeJS.ProcessEnv): Promise<Server
     collect(chunk);
   });
   child.stderr!.on('data', collect);
-  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  // 'close' rather than 'exit': it comes once the output pipes are drained, so every log line is in.
+  const exited = once(child, 'close').then(([code]) => code as number | null);
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', () => {
       const match = /listening on (http:\/\/\S+)/.exec(output);
