@@ -8,7 +8,6 @@ import { useTempFiles } from './temp-files.js';
 const writeTemp = useTempFiles();
 
 const ADA_ID = '0190f5d2-7c3e-7a10-8b2c-3d4e5f607182';
-const GRACE_ID = '0190f5d2-7c3e-7a10-8b2c-3d4e5f607183';
 
 describe('JSON', () => {
   it('reads an array of contact objects into normalized records', async () => {

@@ -55,7 +55,6 @@ class Statements {
 }
 
 const JSON_COLUMNS = new Set(['tags', 'enrichment', 'research_data']);
-const LISTABLE = 'owner_id = ? AND merged_into IS NULL AND is_self = 0';
 const CONTACT_SELECT = CONTACT_COLUMNS.map((column) => `c.${column}`).join(', ');
 const USER_COLUMNS = 'id, email, name, plan, created_at';
 const KEY_COLUMNS = 'id, owner_id, label, scopes, created_at, expires_at, last_used_at, revoked_at';
