@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { describeEachBackend } from '../support/backends.js';
 import { cli, cliJson, writeTempFile } from '../support/cli.js';
+import { contactRecord, createUser } from '../support/seed.js';
 
 const ndjson = (rows: object[]) => `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`;
 
@@ -35,6 +36,51 @@ describeEachBackend('contacts-api bulk-import', (db) => {
     expect((await db().store.contacts.listPage(owner.id, { limit: 10, offset: 0 })).total).toBe(2);
   });
 
+  it('leaves search and totals exactly as contact-by-contact writes would, across batches, updates and merges', async () => {
+    const tag = randomUUID().slice(0, 8).replace(/[0-9]/g, 'q');
+    const store = db().store;
+    // An owner with contacts from before the load, which the load renames and merges.
+    const existingOwner = await createUser(store);
+    const [kept, merged] = [randomUUID(), randomUUID()];
+    await store.contacts.importContacts(existingOwner.id, [
+      contactRecord({ name: `Zebulon ${tag}` }, kept),
+      contactRecord({ name: `Quincy ${tag}` }, merged),
+    ]);
+    const owner = `n-${tag}@bulk.example`;
+    // More lines than one batch holds (2,000), so batches meet each other's rows.
+    const numbered = Array.from({ length: 2_600 }, (_, i) => ({ owner, id: randomUUID(), name: `n${i}${tag} Bulk` }));
+    const [renamedLater, duplicate] = [numbered[10]!, numbered[20]!];
+    const users = writeTempFile('users.ndjson', ndjson([{ email: owner, plan: 'pro' }]));
+    const contacts = writeTempFile('contacts.ndjson', ndjson([
+      ...numbered,
+      { owner, id: renamedLater.id, name: `Renamed${tag}` },
+      { owner, id: duplicate.id, merged_into: numbered[2_500]!.id },
+      { owner: existingOwner.email, id: kept, name: `Xavier ${tag}` },
+      { owner: existingOwner.email, id: merged, merged_into: kept },
+      { owner: existingOwner.email, id: randomUUID(), name: `Yolanda ${tag}` },
+    ]));
+    expect(await cliJson(url(), 'bulk-import', '--users', users, '--contacts', contacts)).toEqual({ usersCreated: 1, contacts: 2_605 });
+
+    const ownerId = (await store.users.find(owner))!.id;
+    const names = async (userId: string, query: string) => (await store.contacts.search(userId, query, 50)).map((c) => c.name).sort();
+    for (let i = 0; i < numbered.length; i += 97) {
+      if (i === 10 || i === 20) continue;
+      expect(await names(ownerId, `n${i}${tag}`)).toEqual([`n${i}${tag} Bulk`]);
+    }
+    expect(await names(ownerId, `n10${tag}`)).toEqual([]);
+    expect(await names(ownerId, `renamed${tag}`)).toEqual([`Renamed${tag}`]);
+    expect(await names(ownerId, `n20${tag}`)).toEqual([]);
+    expect((await store.contacts.listPage(ownerId, { limit: 1, offset: 0 })).total).toBe(2_599);
+    expect(await names(existingOwner.id, tag)).toEqual([`Xavier ${tag}`, `Yolanda ${tag}`]);
+    expect(await names(existingOwner.id, 'zebulon')).toEqual([]);
+    expect((await store.contacts.listPage(existingOwner.id, { limit: 10, offset: 0 })).total).toBe(2);
+
+    // The per-row upkeep is back for every later write.
+    await store.contacts.importContacts(ownerId, [contactRecord({ name: `Later${tag}` })]);
+    expect(await names(ownerId, `later${tag}`)).toEqual([`Later${tag}`]);
+    expect((await store.contacts.listPage(ownerId, { limit: 1, offset: 0 })).total).toBe(2_600);
+  });
+
   it.each([
     ['a bad record', [{ owner: 'A', name: 'ok' }, { owner: 'A', name: 42 }], /^error: line 2: field "name" must be a string or null$/],
     ['a missing owner', [{ owner: 'A', name: 'ok' }, { name: 'orphan' }], /^error: line 2: "owner" must name the contact's user/],
@@ -48,6 +94,11 @@ describeEachBackend('contacts-api bulk-import', (db) => {
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toMatch(message);
     expect(await db().store.users.find(email)).toBeNull();
+    // The rolled-back load leaves the per-row upkeep of search and totals in place.
+    const user = await createUser(db().store);
+    await db().store.contacts.importContacts(user.id, [contactRecord({ name: 'Rollbackcheck' })]);
+    expect((await db().store.contacts.search(user.id, 'rollbackcheck', 10)).map((c) => c.name)).toEqual(['Rollbackcheck']);
+    expect((await db().store.contacts.listPage(user.id, { limit: 1, offset: 0 })).total).toBe(1);
   });
 });
 

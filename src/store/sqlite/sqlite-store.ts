@@ -34,6 +34,7 @@ import type {
   User,
   UserStore,
 } from '../store.js';
+import { SqliteBulkLoad } from './bulk-load.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteSearchReads } from './sqlite-search.js';
 
@@ -42,6 +43,8 @@ type Row = Record<string, unknown>;
 /** Statements are prepared on first use (after migrations have created the tables) and then reused. */
 class Statements {
   private readonly cache = new Map<string, Database.Statement>();
+  /** Set while `bulkImport` runs: imports then index their new contacts in bulk. */
+  bulkLoad: SqliteBulkLoad | null = null;
   constructor(readonly db: Database.Database) {}
 
   get(sql: string): Database.Statement {
@@ -53,6 +56,10 @@ class Statements {
     return statement;
   }
 }
+
+// A bulk load inserts random ids into several indexes at once: with SQLite's default 2 MB page cache each
+// insert evicts pages the next one needs, and the transaction spills to the WAL over and over.
+const BULK_CACHE_KIB = -1024 * 1024;
 
 const JSON_COLUMNS = new Set(['tags', 'enrichment', 'research_data']);
 const CONTACT_SELECT = CONTACT_COLUMNS.map((column) => `c.${column}`).join(', ');
@@ -77,8 +84,11 @@ class SqliteStore implements Store {
   readonly keys: KeyStore;
   readonly contacts: ContactStore;
 
+  private readonly statements: Statements;
+
   constructor(private readonly db: Database.Database) {
     const statements = new Statements(db);
+    this.statements = statements;
     this.users = new SqliteUserStore(statements);
     this.keys = new SqliteKeyStore(statements);
     this.contacts = new SqliteContactStore(statements);
@@ -105,14 +115,22 @@ class SqliteStore implements Store {
   async bulkImport(users: readonly NewUser[], batches: AsyncIterable<OwnerBatch>): Promise<{ usersCreated: number; contacts: number }> {
     // One connection in this process, so awaiting between statements inside BEGIN is safe; the stores' own
     // transactions nest as savepoints.
+    const cacheSize = this.db.pragma('cache_size', { simple: true });
+    this.db.pragma(`cache_size = ${BULK_CACHE_KIB}`);
     this.db.exec('BEGIN IMMEDIATE');
     try {
+      const bulkLoad = SqliteBulkLoad.begin(this.db);
+      this.statements.bulkLoad = bulkLoad;
       const result = await importInBulk(this, users, batches);
+      bulkLoad.finish();
       this.db.exec('COMMIT');
       return result;
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       throw error;
+    } finally {
+      this.statements.bulkLoad = null;
+      this.db.pragma(`cache_size = ${cacheSize}`);
     }
   }
 
@@ -294,6 +312,7 @@ class SqliteContactStore implements ContactStore {
         const sql = `UPDATE contacts SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE id = ? AND owner_id = ?`;
         this.statements.get(sql).run(...columns.map((column) => encodeValue(column, write.values[column])), write.id, ownerId);
       }
+      this.statements.bulkLoad?.indexNewContacts();
       for (const { label, contact } of records) {
         if (contact.mergedInto === undefined) continue;
         try {
@@ -322,9 +341,13 @@ class SqliteContactStore implements ContactStore {
     if (isRepeatedMerge(duplicate, survivorId) && repeat === 'no-op') return;
     assertMergeAllowed(duplicateId, survivorId, duplicate, survivor);
     // Contacts merged earlier into the duplicate follow it to the survivor, so chains stay one step long.
+    // Two statements, each on its own index: SQLite plans `id = ? OR merged_into = ?` as a scan of the owner's rows.
     this.statements
-      .get('UPDATE contacts SET merged_into = ?, updated_at = ? WHERE owner_id = ? AND (id = ? OR merged_into = ?)')
-      .run(survivor!.id, now, ownerId, duplicate!.id, duplicate!.id);
+      .get('UPDATE contacts SET merged_into = ?, updated_at = ? WHERE owner_id = ? AND merged_into = ?')
+      .run(survivor!.id, now, ownerId, duplicate!.id);
+    this.statements
+      .get('UPDATE contacts SET merged_into = ?, updated_at = ? WHERE owner_id = ? AND id = ?')
+      .run(survivor!.id, now, ownerId, duplicate!.id);
   }
 }
 

@@ -1,0 +1,64 @@
+import type Database from 'better-sqlite3';
+import { indexContactWordsSql } from './migrations.js';
+
+/**
+ * Per-row triggers a bulk load replaces with set-based statements: run once per inserted contact, the search
+ * index's insert and the listing count's update cost more than the inserts themselves (5× for the index).
+ * Update and delete triggers stay, so merges and re-imported contacts keep both exact as they go.
+ */
+const DEFERRED_TRIGGERS = ['contact_words_insert', 'owner_listing_insert'];
+
+/**
+ * The state of a bulk load inside its one write transaction: the deferred triggers are dropped, and restored
+ * before COMMIT, so no other connection ever sees the schema without them (SQLite's DDL is transactional).
+ */
+export class SqliteBulkLoad {
+  private indexedUpTo: number;
+
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly firstNewRowid: number,
+    private readonly triggers: string[],
+  ) {
+    this.indexedUpTo = firstNewRowid - 1;
+  }
+
+  /** Must run inside the load's transaction. */
+  static begin(db: Database.Database): SqliteBulkLoad {
+    const triggers = DEFERRED_TRIGGERS.map((name) => {
+      const row = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?").get(name) as { sql: string } | undefined;
+      if (!row) throw new Error(`trigger ${name} is missing: run migrations first`);
+      db.exec(`DROP TRIGGER ${name}`);
+      return row.sql;
+    });
+    // Rowids are assigned above the largest one, so the load's rows are exactly those past it.
+    const { last } = db.prepare('SELECT coalesce(max(rowid), 0) AS last FROM contacts').get() as { last: number };
+    return new SqliteBulkLoad(db, last + 1, triggers);
+  }
+
+  /**
+   * Adds the contacts inserted since the last call to the search index. Called after each batch's inserts and
+   * before its merges and updates, whose triggers expect every listable contact to be indexed already.
+   */
+  indexNewContacts(): void {
+    const { last } = this.db.prepare('SELECT coalesce(max(rowid), 0) AS last FROM contacts').get() as { last: number };
+    if (last <= this.indexedUpTo) return;
+    this.db.prepare(indexContactWordsSql('rowid > ? AND rowid <= ?')).run(this.indexedUpTo, last);
+    this.indexedUpTo = last;
+  }
+
+  /**
+   * Recounts the owners the load inserted contacts for, bumps their versions, and restores the triggers. Every
+   * batch went through `indexNewContacts`, and the users' self rows are never indexed.
+   */
+  finish(): void {
+    this.db
+      .prepare(
+        `UPDATE owner_listing SET version = version + 1,
+           total = (SELECT count(*) FROM contacts c WHERE c.owner_id = owner_listing.owner_id AND c.merged_into IS NULL AND c.is_self = 0)
+         WHERE owner_id IN (SELECT owner_id FROM contacts WHERE rowid >= ?)`,
+      )
+      .run(this.firstNewRowid);
+    for (const sql of this.triggers) this.db.exec(sql);
+  }
+}
