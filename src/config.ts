@@ -32,6 +32,12 @@ export interface Config {
    * reach a running server within this bound; 0 looks every key up on every request.
    */
   readonly keyCacheTtlMs: number;
+  /**
+   * LISTING_CACHE_TTL_MS (default 250, at most 900): how long an owner's contact count and listing version are
+   * reused before the database is asked again. Contact changes reach a running server within this bound; 0 asks
+   * on every request.
+   */
+  readonly listingCacheTtlMs: number;
   /** DB_STATEMENT_TIMEOUT_MS (default 5000): PostgreSQL statement_timeout, SQLite busy_timeout, for the server. */
   readonly dbStatementTimeoutMs: number;
   /** SHUTDOWN_TIMEOUT_MS (default 10000): on SIGTERM/SIGINT, in-flight requests get this long before exit(1). */
@@ -68,8 +74,9 @@ export type TrustProxy = boolean | readonly string[];
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 export const DEFAULT_KEY_CACHE_TTL_MS = 500;
+export const DEFAULT_LISTING_CACHE_TTL_MS = 250;
 /** Changes made with the CLI must reach a running server within one second. */
-const MAX_KEY_CACHE_TTL_MS = 900;
+const MAX_CACHE_TTL_MS = 900;
 export const DEFAULT_DB_STATEMENT_TIMEOUT_MS = 5_000;
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 const HOUR_MS = 3_600_000;
@@ -97,7 +104,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     metrics: read('METRICS_TOKEN', () => parseMetrics(env)),
     workers: read('WORKERS', () => (isUnset(env.WORKERS) ? null : parseInteger(env.WORKERS, 1, 1, MAX_WORKERS))),
-    keyCacheTtlMs: read('KEY_CACHE_TTL_MS', () => parseInteger(env.KEY_CACHE_TTL_MS, DEFAULT_KEY_CACHE_TTL_MS, 0, MAX_KEY_CACHE_TTL_MS)),
+    keyCacheTtlMs: read('KEY_CACHE_TTL_MS', () => parseInteger(env.KEY_CACHE_TTL_MS, DEFAULT_KEY_CACHE_TTL_MS, 0, MAX_CACHE_TTL_MS)),
+    listingCacheTtlMs: read('LISTING_CACHE_TTL_MS', () =>
+      parseInteger(env.LISTING_CACHE_TTL_MS, DEFAULT_LISTING_CACHE_TTL_MS, 0, MAX_CACHE_TTL_MS),
+    ),
     requestTimeoutMs: read('REQUEST_TIMEOUT_MS', () => parseInteger(env.REQUEST_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, 1, HOUR_MS)),
     dbStatementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', () =>
       parseInteger(env.DB_STATEMENT_TIMEOUT_MS, DEFAULT_DB_STATEMENT_TIMEOUT_MS, 1, HOUR_MS),

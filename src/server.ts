@@ -56,7 +56,7 @@ export async function startServer(
   options: { worker?: boolean } = {},
 ): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
-  const storeOptions = { statementTimeoutMs: config.dbStatementTimeoutMs };
+  const storeOptions = { statementTimeoutMs: config.dbStatementTimeoutMs, listingStateTtlMs: config.listingCacheTtlMs };
   const primary = await openStore(config.database, storeOptions);
   // The replica store connects lazily, so opening it cannot fail and leave the primary open.
   const store = config.databaseRead

@@ -65,3 +65,11 @@ export function nextOffset(page: PageRequest, returned: number, total: number): 
 export function paginationOf(page: PageRequest, returned: number, total: number): Pagination {
   return { limit: page.limit, offset: page.offset, total, nextOffset: nextOffset(page, returned, total) };
 }
+
+/**
+ * The list response document, `{"data":[…],"pagination":{…}}`, around contacts already serialized as a JSON
+ * array: what the API sends and the agent tool returns.
+ */
+export function pageDocumentJson(dataJson: string, pagination: Pagination): string {
+  return `{"data":${dataJson},"pagination":${JSON.stringify(pagination)}}`;
+}

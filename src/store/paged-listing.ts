@@ -1,4 +1,4 @@
-import type { PageRequest } from '../domain/pagination.js';
+import { pageDocumentJson, paginationOf, type PageRequest } from '../domain/pagination.js';
 import { LruCache } from '../cache/lru-cache.js';
 import type { ContactPageJson } from './store.js';
 
@@ -31,8 +31,15 @@ export interface PagedListingOptions {
   stride?: number;
   /** Owners whose sort keys are remembered. */
   maxOwners?: number;
-  /** Bytes of serialized pages kept, keyed by owner version. */
+  /** Bytes of page documents kept, keyed by owner version. */
   pageCacheBytes?: number;
+  /**
+   * How long an owner's state (version and total) is reused before the database is asked again, in ms; 0 (the
+   * default) asks on every read. Within it, a cached page may be served for a state just replaced: writes become
+   * visible within this bound.
+   */
+  stateTtlMs?: number;
+  now?: () => number;
 }
 
 interface Anchors {
@@ -40,7 +47,7 @@ interface Anchors {
   keys: SortKey[];
 }
 
-const EMPTY_PAGE = '[]';
+const EMPTY_DATA = '[]';
 const ATTEMPTS = 3;
 
 /**
@@ -53,7 +60,10 @@ const ATTEMPTS = 3;
 export class PagedListing {
   private readonly stride: number;
   private readonly anchors: LruCache<string, Anchors>;
-  private readonly pages: LruCache<string, { data: string; returned: number }>;
+  private readonly pages: LruCache<string, ContactPageJson>;
+  private readonly states: LruCache<string, { state: ListingState; until: number }>;
+  private readonly stateTtlMs: number;
+  private readonly now: () => number;
 
   constructor(
     private readonly source: PageSource,
@@ -61,28 +71,43 @@ export class PagedListing {
   ) {
     this.stride = options.stride ?? 200;
     this.anchors = new LruCache(options.maxOwners ?? 2000);
-    this.pages = new LruCache(options.pageCacheBytes ?? 32 * 1024 * 1024, (page) => page.data.length * 2 + 64);
+    this.states = new LruCache(options.maxOwners ?? 2000);
+    this.pages = new LruCache(options.pageCacheBytes ?? 24 * 1024 * 1024, (page) => page.json.length + 128);
+    this.stateTtlMs = options.stateTtlMs ?? 0;
+    this.now = options.now ?? Date.now;
   }
 
   async read(ownerId: string, page: PageRequest): Promise<ContactPageJson> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-      const state = await this.source.state(ownerId);
-      if (page.offset >= state.total) return { data: EMPTY_PAGE, returned: 0, total: state.total };
+      // A retry means the database moved past the state in hand: it must not come from the cache again.
+      const state = await this.stateOf(ownerId, attempt > 0);
+      if (page.offset >= state.total) return documentOf(page, EMPTY_DATA, 0, state);
       const cacheKey = `${ownerId}:${state.version}:${page.limit}:${page.offset}`;
       const cached = this.pages.get(cacheKey);
-      if (cached) return { ...cached, total: state.total };
+      if (cached) return cached;
 
       const start = await this.seekPoint(ownerId, state, page.offset);
       if (start === null) continue;
       const result = await this.source.page(ownerId, start.from, start.skip, page.limit);
       // A write between the two reads changed the listing: the seek point may belong to another state.
       if (result.state.version !== state.version) continue;
-      this.pages.set(cacheKey, { data: result.data, returned: result.returned });
-      return { data: result.data, returned: result.returned, total: state.total };
+      const document = documentOf(page, result.data, result.returned, state);
+      this.pages.set(cacheKey, document);
+      return document;
     }
     // Under a storm of writes, one plain OFFSET read is still correct: page and total share its snapshot.
     const result = await this.source.page(ownerId, null, page.offset, page.limit);
-    return { data: result.data, returned: result.returned, total: result.state.total };
+    return documentOf(page, result.data, result.returned, result.state);
+  }
+
+  private async stateOf(ownerId: string, fresh: boolean): Promise<ListingState> {
+    if (this.stateTtlMs === 0) return this.source.state(ownerId);
+    const at = this.now();
+    const cached = fresh ? undefined : this.states.get(ownerId);
+    if (cached !== undefined && cached.until > at) return cached.state;
+    const state = await this.source.state(ownerId);
+    this.states.set(ownerId, { state, until: at + this.stateTtlMs });
+    return state;
   }
 
   private async seekPoint(ownerId: string, state: ListingState, offset: number): Promise<{ from: SortKey | null; skip: number } | null> {
@@ -99,7 +124,13 @@ export class PagedListing {
   }
 }
 
+// Kept as bytes: a cached page is sent as it is, and it weighs on no garbage collection.
+function documentOf(page: PageRequest, data: string, returned: number, state: ListingState): ContactPageJson {
+  const json = Buffer.from(pageDocumentJson(data, paginationOf(page, returned, state.total)));
+  return { json, returned, total: state.total, version: state.version };
+}
+
 /** The parsed form of a JSON page, for callers that want objects (agents, the CLI). */
 export function parsePageJson<T>(page: ContactPageJson): { contacts: T[]; total: number } {
-  return { contacts: JSON.parse(page.data) as T[], total: page.total };
+  return { contacts: (JSON.parse(page.json.toString()) as { data: T[] }).data, total: page.total };
 }

@@ -84,17 +84,20 @@ export interface KeyStore {
 }
 
 /** Every operation takes the owner whose contacts it reads or writes: there is no unscoped access. */
-/** A page as JSON text ready to send: the array of contacts, how many it holds, and the owner's total. */
+/** A page as the list response's JSON bytes, ready to send, with how many contacts it holds and the owner's total. */
 export interface ContactPageJson {
-  data: string;
+  /** `{"data":[…],"pagination":{…}}` in UTF-8. */
+  json: Buffer;
   returned: number;
   total: number;
+  /** The owner's listing version the page belongs to; every write to the owner's contacts changes it. */
+  version: number;
 }
 
 export interface ContactStore {
   /** Listable contacts (not merged, not the self row) ordered by created_at, then id. */
   listPage(ownerId: string, page: PageRequest): Promise<ContactPage>;
-  /** The same page as listPage, as JSON text built by the database: what the HTTP API sends. */
+  /** The same page as listPage, as the list response's JSON (contacts serialized by the database): what the HTTP API sends. */
   listPageJson(ownerId: string, page: PageRequest): Promise<ContactPageJson>;
   /**
    * One listable contact of the owner. An id that was soft-merged gives the contact it was merged into.
@@ -150,4 +153,9 @@ export interface StoreOptions {
    * busy_timeout, the wait for another connection's write lock (unset: 5 s).
    */
   statementTimeoutMs?: number;
+  /**
+   * How long a listing reuses an owner's count and version before asking the database again (unset: 0, ask on
+   * every page). Contact changes become visible to listings within this bound.
+   */
+  listingStateTtlMs?: number;
 }

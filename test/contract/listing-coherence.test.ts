@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Contact } from '../../src/domain/contact.js';
 import { newId } from '../../src/domain/ids.js';
+import { paginationOf } from '../../src/domain/pagination.js';
 import { CONTACT_COLUMNS, columnKind, contactFromRow, type ContactRow } from '../../src/store/contact-row.js';
 import { parseDatabaseUrl } from '../../src/store/open-store.js';
 import { parseTimestamptz } from '../../src/store/postgres/postgres-store.js';
@@ -271,9 +272,11 @@ describeEachBackend('Listing caches and database-kept counts stay coherent with 
           // Twice: the second read is answered from the page cache.
           for (let read = 0; read < 2; read += 1) {
             const page = await store.contacts.listPageJson(ownerId, { offset, limit });
-            const parsed = { contacts: JSON.parse(page.data) as Contact[], total: page.total };
-            expect(parsed, `offset ${offset}, limit ${limit}`).toEqual(expected);
-            expect(page.returned).toBe(expected.contacts.length);
+            expect(JSON.parse(page.json.toString()), `offset ${offset}, limit ${limit}`).toEqual({
+              data: expected.contacts,
+              pagination: paginationOf({ offset, limit }, expected.contacts.length, total),
+            });
+            expect([page.returned, page.total]).toEqual([expected.contacts.length, total]);
           }
           expect(await store.contacts.listPage(ownerId, { offset, limit })).toEqual(expected);
         }

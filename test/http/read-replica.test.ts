@@ -43,6 +43,8 @@ describe.runIf(!skipClusterTests('read replica tests', postgresAdminUrl))('DATAB
       DATABASE_URL: database.databaseUrl,
       DATABASE_READ_URL: replica.url(databaseName),
       LOG_LEVEL: 'info',
+      // Every read reaches a database, so the tests see which one answers (a cached listing would answer alone).
+      LISTING_CACHE_TTL_MS: '0',
     });
   });
   afterAll(async () => {

@@ -72,6 +72,18 @@ describe('loadConfig timeouts', () => {
   });
 });
 
+describe('loadConfig caches', () => {
+  it('reads KEY_CACHE_TTL_MS and LISTING_CACHE_TTL_MS, where 0 turns each cache off', () => {
+    const config = loadConfig({ KEY_CACHE_TTL_MS: '0', LISTING_CACHE_TTL_MS: '900' });
+    expect([config.keyCacheTtlMs, config.listingCacheTtlMs]).toEqual([0, 900]);
+  });
+
+  it.each(['KEY_CACHE_TTL_MS', 'LISTING_CACHE_TTL_MS'])('refuses %s over 900 ms: changes must show within one second', (name) => {
+    expect(configError({ [name]: '901' })).toBe(`${name} must be an integer from 0 to 900; got "901"`);
+    expect(configError({ [name]: '-1' })).toBe(`${name} must be an integer from 0 to 900; got "-1"`);
+  });
+});
+
 describe('loadConfig TRUST_PROXY', () => {
   it.each([
     ['', false],

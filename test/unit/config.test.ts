@@ -26,6 +26,7 @@ describe('loadConfig defaults', () => {
       requestTimeoutMs: 10_000,
       workers: null,
       keyCacheTtlMs: 500,
+      listingCacheTtlMs: 250,
       dbStatementTimeoutMs: 5_000,
       shutdownTimeoutMs: 10_000,
       trustProxy: false,

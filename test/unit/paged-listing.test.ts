@@ -26,21 +26,34 @@ function memorySource(n: number) {
   return { source, calls, bump: () => (version += 1), rows };
 }
 
-const ids = (from: number, count: number) => JSON.stringify(Array.from({ length: count }, (_, i) => `id-${from + i}`));
+const ids = (from: number, count: number) => Array.from({ length: count }, (_, i) => `id-${from + i}`);
+
+/** A page read, with its document parsed. */
+async function read(listing: PagedListing, page: { limit: number; offset: number }) {
+  const { json, ...rest } = await listing.read('o', page);
+  const { data, pagination } = JSON.parse(json.toString()) as { data: string[]; pagination: unknown };
+  return { data, pagination, ...rest };
+}
 
 describe('PagedListing', () => {
   it('reads pages before the first stride from the start, with a skip', async () => {
     const { source, calls } = memorySource(1000);
     const listing = new PagedListing(source, { stride: 100 });
-    expect(await listing.read('o', { limit: 5, offset: 42 })).toEqual({ data: ids(42, 5), returned: 5, total: 1000 });
+    expect(await read(listing, { limit: 5, offset: 42 })).toEqual({
+      data: ids(42, 5),
+      pagination: { limit: 5, offset: 42, total: 1000, nextOffset: 47 },
+      returned: 5,
+      total: 1000,
+      version: 1,
+    });
     expect(calls).toEqual(['state', 'page(start+42)']);
   });
 
   it('turns a deep offset into a seek to the remembered key plus a skip shorter than the stride', async () => {
     const { source, calls } = memorySource(1000);
     const listing = new PagedListing(source, { stride: 100 });
-    expect(await listing.read('o', { limit: 3, offset: 777 })).toEqual({ data: ids(777, 3), returned: 3, total: 1000 });
-    expect(await listing.read('o', { limit: 3, offset: 950 })).toEqual({ data: ids(950, 3), returned: 3, total: 1000 });
+    expect(await read(listing, { limit: 3, offset: 777 })).toMatchObject({ data: ids(777, 3), returned: 3, total: 1000, version: 1 });
+    expect(await read(listing, { limit: 3, offset: 950 })).toMatchObject({ data: ids(950, 3), returned: 3, total: 1000, version: 1 });
     expect(calls).toEqual(['state', 'sortKeys', 'page(id-700+77)', 'state', 'page(id-900+50)']);
   });
 
@@ -67,7 +80,7 @@ describe('PagedListing', () => {
   it('answers an offset past the end from the state alone', async () => {
     const { source, calls } = memorySource(30);
     const listing = new PagedListing(source);
-    expect(await listing.read('o', { limit: 50, offset: 30 })).toEqual({ data: '[]', returned: 0, total: 30 });
+    expect(await read(listing, { limit: 50, offset: 30 })).toMatchObject({ data: [], returned: 0, total: 30, version: 1 });
     expect(calls).toEqual(['state']);
   });
 
@@ -76,7 +89,48 @@ describe('PagedListing', () => {
     const page = source.page.bind(source);
     const stormy: PageSource = { ...source, page: async (...args) => (bump(), page(...args)) };
     const listing = new PagedListing(stormy, { stride: 100 });
-    expect(await listing.read('o', { limit: 2, offset: 10 })).toEqual({ data: ids(10, 2), returned: 2, total: 500 });
+    expect(await read(listing, { limit: 2, offset: 10 })).toMatchObject({ data: ids(10, 2), returned: 2, total: 500, version: 5 });
     expect(calls.filter((call) => call.startsWith('page'))).toEqual(['page(start+10)', 'page(start+10)', 'page(start+10)', 'page(start+10)']);
+  });
+
+  describe('with a state TTL', () => {
+    const clock = () => {
+      let at = 0;
+      return { now: () => at, advance: (ms: number) => (at += ms) };
+    };
+
+    it('asks the database for the state once per TTL, not once per read', async () => {
+      const { source, calls } = memorySource(300);
+      const time = clock();
+      const listing = new PagedListing(source, { stride: 100, stateTtlMs: 250, now: time.now });
+      for (let i = 0; i < 5; i += 1) await listing.read('o', { limit: 10, offset: 0 });
+      expect(calls).toEqual(['state', 'page(start+0)']);
+      time.advance(250);
+      await listing.read('o', { limit: 10, offset: 0 });
+      expect(calls.slice(2)).toEqual(['state']);
+    });
+
+    it('shows a write once the TTL has passed', async () => {
+      const { source, bump } = memorySource(300);
+      const time = clock();
+      const listing = new PagedListing(source, { stride: 100, stateTtlMs: 250, now: time.now });
+      expect((await listing.read('o', { limit: 10, offset: 0 })).version).toBe(1);
+      bump();
+      time.advance(249);
+      expect((await listing.read('o', { limit: 10, offset: 0 })).version).toBe(1);
+      time.advance(1);
+      expect((await listing.read('o', { limit: 10, offset: 0 })).version).toBe(2);
+    });
+
+    it('never pairs a page with a state it does not belong to: a page read past a cached state asks again', async () => {
+      const { source, calls, bump } = memorySource(300);
+      const time = clock();
+      const listing = new PagedListing(source, { stride: 100, stateTtlMs: 250, now: time.now });
+      await listing.read('o', { limit: 10, offset: 0 });
+      bump();
+      // Not cached: the page comes from the database at version 2, so the cached version-1 state is refreshed.
+      expect(await read(listing, { limit: 10, offset: 20 })).toMatchObject({ data: ids(20, 10), returned: 10, total: 300, version: 2 });
+      expect(calls.slice(2)).toEqual(['page(start+20)', 'state', 'page(start+20)']);
+    });
   });
 });

@@ -19,7 +19,7 @@ function fakeStore(name: string) {
   };
   const contacts: ContactStore = {
     listPage: () => answer('listPage', { contacts: [], total: name === 'replica' ? 1 : 2 }),
-    listPageJson: () => answer('listPageJson', { data: '[]', returned: 0, total: name === 'replica' ? 1 : 2 }),
+    listPageJson: () => answer('listPageJson', { json: Buffer.from('{}'), returned: 0, total: name === 'replica' ? 1 : 2, version: 1 }),
     get: () => answer('get', { contact: { id: name } as Contact, mergedFrom: null }),
     search: () => answer('search', [{ id: name } as Contact]),
     importContacts: () => answer('importContacts', 1),

@@ -12,7 +12,7 @@ import { CONTACT_COLUMNS, CONTACT_VALUE_COLUMNS, contactFromRow, type ContactRow
 import { planContactWrite, type ContactWrite, type ExistingContact } from '../import-plan.js';
 import { importInBulk } from '../bulk-import.js';
 import { pendingMigrations } from '../migration.js';
-import { PagedListing, parsePageJson } from '../paged-listing.js';
+import { PagedListing, parsePageJson, type PagedListingOptions } from '../paged-listing.js';
 import { searchAsync } from '../search-plan.js';
 import type {
   ApiKeyRecord,
@@ -122,7 +122,7 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Stor
   // An idle connection that breaks (server restart, network) is dropped by the pool; without a listener
   // the 'error' event would crash the process. The next query simply opens a new connection.
   pool.on('error', () => {});
-  return new PostgresStore(pool);
+  return new PostgresStore(pool, { stateTtlMs: options.listingStateTtlMs });
 }
 
 /** The transaction a bulk load runs in: store calls made inside it join it instead of opening their own. */
@@ -168,10 +168,13 @@ class PostgresStore implements Store {
   readonly contacts: ContactStore;
   private closed = false;
 
-  constructor(private readonly pool: pg.Pool) {
+  constructor(
+    private readonly pool: pg.Pool,
+    listingOptions: PagedListingOptions,
+  ) {
     this.users = new PostgresUserStore(pool);
     this.keys = new PostgresKeyStore(pool);
-    this.contacts = new PostgresContactStore(pool);
+    this.contacts = new PostgresContactStore(pool, listingOptions);
   }
 
   async migrate(): Promise<number[]> {
@@ -374,8 +377,11 @@ function updateSql(columns: readonly ContactValueColumn[]): string {
 class PostgresContactStore implements ContactStore {
   private readonly listing: PagedListing;
 
-  constructor(private readonly pool: pg.Pool) {
-    this.listing = new PagedListing(postgresPageSource(pool));
+  constructor(
+    private readonly pool: pg.Pool,
+    listingOptions: PagedListingOptions,
+  ) {
+    this.listing = new PagedListing(postgresPageSource(pool), listingOptions);
   }
 
   async listPage(ownerId: string, page: PageRequest): Promise<ContactPage> {

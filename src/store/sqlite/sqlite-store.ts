@@ -14,7 +14,7 @@ import { CONTACT_COLUMNS, CONTACT_VALUE_COLUMNS, contactFromRow, type ContactRow
 import { planContactWrite, type ExistingContact } from '../import-plan.js';
 import { importInBulk } from '../bulk-import.js';
 import { pendingMigrations } from '../migration.js';
-import { PagedListing, parsePageJson } from '../paged-listing.js';
+import { PagedListing, parsePageJson, type PagedListingOptions } from '../paged-listing.js';
 import { searchSync } from '../search-plan.js';
 import { sqlitePageSource } from './sqlite-page-source.js';
 import type {
@@ -75,7 +75,7 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Store
   db.pragma('foreign_keys = ON');
   // How long a statement waits for another connection's write lock before failing.
   db.pragma(`busy_timeout = ${options.statementTimeoutMs ?? 5000}`);
-  return new SqliteStore(db);
+  return new SqliteStore(db, { stateTtlMs: options.listingStateTtlMs });
 }
 
 class SqliteStore implements Store {
@@ -86,12 +86,15 @@ class SqliteStore implements Store {
 
   private readonly statements: Statements;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    listingOptions: PagedListingOptions,
+  ) {
     const statements = new Statements(db);
     this.statements = statements;
     this.users = new SqliteUserStore(statements);
     this.keys = new SqliteKeyStore(statements);
-    this.contacts = new SqliteContactStore(statements);
+    this.contacts = new SqliteContactStore(statements, listingOptions);
   }
 
   async migrate(): Promise<number[]> {
@@ -251,8 +254,11 @@ function keyFromRow(row: Row): ApiKeyRecord {
 class SqliteContactStore implements ContactStore {
   private readonly listing: PagedListing;
 
-  constructor(private readonly statements: Statements) {
-    this.listing = new PagedListing(sqlitePageSource(statements.db, (sql) => statements.get(sql)));
+  constructor(
+    private readonly statements: Statements,
+    listingOptions: PagedListingOptions,
+  ) {
+    this.listing = new PagedListing(sqlitePageSource(statements.db, (sql) => statements.get(sql)), listingOptions);
   }
 
   async listPage(ownerId: string, page: PageRequest): Promise<ContactPage> {
