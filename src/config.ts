@@ -25,6 +25,12 @@ export interface Config {
   readonly metrics: MetricsConfig;
   /** WORKERS: server processes sharing the port; null (unset) means one per core. */
   readonly workers: number | null;
+  /**
+   * WORKER_HEAP_MB (default 128): V8's old-space limit in each worker of `serve --workers`. V8 lets a heap grow to
+   * several times its live data before collecting; the caches are bounded far below this, so the limit keeps a
+   * worker's memory near what it uses.
+   */
+  readonly workerHeapMb: number;
   /** REQUEST_TIMEOUT_MS (default 10000): a request not answered by then gets 503. */
   readonly requestTimeoutMs: number;
   /**
@@ -75,6 +81,7 @@ export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 export const DEFAULT_KEY_CACHE_TTL_MS = 500;
 export const DEFAULT_LISTING_CACHE_TTL_MS = 250;
+export const DEFAULT_WORKER_HEAP_MB = 128;
 /** Changes made with the CLI must reach a running server within one second. */
 const MAX_CACHE_TTL_MS = 900;
 export const DEFAULT_DB_STATEMENT_TIMEOUT_MS = 5_000;
@@ -104,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     metrics: read('METRICS_TOKEN', () => parseMetrics(env)),
     workers: read('WORKERS', () => (isUnset(env.WORKERS) ? null : parseInteger(env.WORKERS, 1, 1, MAX_WORKERS))),
+    workerHeapMb: read('WORKER_HEAP_MB', () => parseInteger(env.WORKER_HEAP_MB, DEFAULT_WORKER_HEAP_MB, 64, 65_536)),
     keyCacheTtlMs: read('KEY_CACHE_TTL_MS', () => parseInteger(env.KEY_CACHE_TTL_MS, DEFAULT_KEY_CACHE_TTL_MS, 0, MAX_CACHE_TTL_MS)),
     listingCacheTtlMs: read('LISTING_CACHE_TTL_MS', () =>
       parseInteger(env.LISTING_CACHE_TTL_MS, DEFAULT_LISTING_CACHE_TTL_MS, 0, MAX_CACHE_TTL_MS),

@@ -48,6 +48,24 @@ interface Anchors {
 }
 
 const EMPTY_DATA = '[]';
+/**
+ * Pages read once lately, remembered by key only: a page enters the cache on its second read among these, so a
+ * walk or random reads over a large network don't churn it. Each cached page outlives young-generation GC, and
+ * churning them costs full collections, whose pauses would land in the tail latency of every other read.
+ */
+const RECENTLY_READ_ONCE = 512;
+/**
+ * Reads of a cached page after which it is kept as UTF-8 bytes instead of text: bytes go to the socket without
+ * encoding, but V8 counts them as external memory, which it collects with full GCs only. Converting just the pages
+ * read again and again keeps that cost off pages that pass through the cache.
+ */
+const HOT_READS = 8;
+
+interface CachedPage extends ContactPageJson {
+  reads: number;
+}
+
+const weightOf = (page: CachedPage) => (typeof page.json === 'string' ? page.json.length * 2 : page.json.length) + 128;
 const ATTEMPTS = 3;
 
 /**
@@ -60,7 +78,8 @@ const ATTEMPTS = 3;
 export class PagedListing {
   private readonly stride: number;
   private readonly anchors: LruCache<string, Anchors>;
-  private readonly pages: LruCache<string, ContactPageJson>;
+  private readonly pages: LruCache<string, CachedPage>;
+  private readonly readOnce = new LruCache<string, true>(RECENTLY_READ_ONCE);
   private readonly states: LruCache<string, { state: ListingState; until: number }>;
   private readonly stateTtlMs: number;
   private readonly now: () => number;
@@ -72,7 +91,7 @@ export class PagedListing {
     this.stride = options.stride ?? 200;
     this.anchors = new LruCache(options.maxOwners ?? 2000);
     this.states = new LruCache(options.maxOwners ?? 2000);
-    this.pages = new LruCache(options.pageCacheBytes ?? 24 * 1024 * 1024, (page) => page.json.length + 128);
+    this.pages = new LruCache(options.pageCacheBytes ?? 24 * 1024 * 1024, weightOf);
     this.stateTtlMs = options.stateTtlMs ?? 0;
     this.now = options.now ?? Date.now;
   }
@@ -84,7 +103,7 @@ export class PagedListing {
       if (page.offset >= state.total) return documentOf(page, EMPTY_DATA, 0, state);
       const cacheKey = `${ownerId}:${state.version}:${page.limit}:${page.offset}`;
       const cached = this.pages.get(cacheKey);
-      if (cached) return cached;
+      if (cached) return this.hit(cacheKey, cached);
 
       const start = await this.seekPoint(ownerId, state, page.offset);
       if (start === null) continue;
@@ -92,12 +111,29 @@ export class PagedListing {
       // A write between the two reads changed the listing: the seek point may belong to another state.
       if (result.state.version !== state.version) continue;
       const document = documentOf(page, result.data, result.returned, state);
-      this.pages.set(cacheKey, document);
+      this.admit(cacheKey, document);
       return document;
     }
     // Under a storm of writes, one plain OFFSET read is still correct: page and total share its snapshot.
     const result = await this.source.page(ownerId, null, page.offset, page.limit);
     return documentOf(page, result.data, result.returned, result.state);
+  }
+
+  private admit(cacheKey: string, document: ContactPageJson): void {
+    if (this.readOnce.get(cacheKey) === undefined) {
+      this.readOnce.set(cacheKey, true);
+      return;
+    }
+    this.readOnce.delete(cacheKey);
+    this.pages.set(cacheKey, { ...document, reads: 0 });
+  }
+
+  private hit(cacheKey: string, cached: CachedPage): ContactPageJson {
+    cached.reads += 1;
+    if (cached.reads !== HOT_READS || typeof cached.json !== 'string') return cached;
+    const hot = { ...cached, json: Buffer.from(cached.json) };
+    this.pages.set(cacheKey, hot);
+    return hot;
   }
 
   private async stateOf(ownerId: string, fresh: boolean): Promise<ListingState> {
@@ -124,13 +160,13 @@ export class PagedListing {
   }
 }
 
-// Kept as bytes: a cached page is sent as it is, and it weighs on no garbage collection.
 function documentOf(page: PageRequest, data: string, returned: number, state: ListingState): ContactPageJson {
-  const json = Buffer.from(pageDocumentJson(data, paginationOf(page, returned, state.total)));
+  const json = pageDocumentJson(data, paginationOf(page, returned, state.total));
   return { json, returned, total: state.total, version: state.version };
 }
 
 /** The parsed form of a JSON page, for callers that want objects (agents, the CLI). */
 export function parsePageJson<T>(page: ContactPageJson): { contacts: T[]; total: number } {
-  return { contacts: (JSON.parse(page.json.toString()) as { data: T[] }).data, total: page.total };
+  const text = typeof page.json === 'string' ? page.json : page.json.toString();
+  return { contacts: (JSON.parse(text) as { data: T[] }).data, total: page.total };
 }

@@ -86,8 +86,8 @@ export interface KeyStore {
 /** Every operation takes the owner whose contacts it reads or writes: there is no unscoped access. */
 /** A page as the list response's JSON bytes, ready to send, with how many contacts it holds and the owner's total. */
 export interface ContactPageJson {
-  /** `{"data":[…],"pagination":{…}}` in UTF-8. */
-  json: Buffer;
+  /** `{"data":[…],"pagination":{…}}`: text, or UTF-8 bytes for a page read often (bytes need no encoding to send). */
+  json: string | Buffer;
   returned: number;
   total: number;
   /** The owner's listing version the page belongs to; every write to the owner's contacts changes it. */

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachBackend } from '../support/backends.js';
 import { eventually } from '../support/eventually.js';
@@ -18,6 +19,7 @@ describeEachBackend('contacts-api serve --workers 2 (node:cluster)', (db) => {
       RATE_LIMIT_PER_MINUTE: '10',
       LOG_LEVEL: 'info',
       METRICS_TOKEN: 'metrics-token-0123456789',
+      WORKER_HEAP_MB: '96',
     });
     // The first worker's line resolves the start; wait for the second too.
     while ((server.output().match(/listening on/g) ?? []).length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -40,6 +42,12 @@ describeEachBackend('contacts-api serve --workers 2 (node:cluster)', (db) => {
       const pids = new Set(server.logLines().filter((line) => line.msg === 'request completed').map((line) => line.pid));
       expect(pids.size).toBe(2);
     }, 2000);
+  });
+
+  it.runIf(existsSync('/proc/self/cmdline'))('starts each worker with V8 old space limited to WORKER_HEAP_MB', async () => {
+    const pids = new Set(server.logLines().filter((line) => line.msg === 'request completed').map((line) => line.pid as number));
+    expect(pids.size).toBe(2);
+    for (const pid of pids) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--max-old-space-size=96');
   });
 
   it('enforces one rate limit per key across the workers', async () => {

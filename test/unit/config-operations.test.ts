@@ -84,6 +84,13 @@ describe('loadConfig caches', () => {
   });
 });
 
+describe('loadConfig WORKER_HEAP_MB', () => {
+  it('reads the heap limit of each worker, from 64 MB', () => {
+    expect(loadConfig({ WORKER_HEAP_MB: '256' }).workerHeapMb).toBe(256);
+    expect(configError({ WORKER_HEAP_MB: '32' })).toBe('WORKER_HEAP_MB must be an integer from 64 to 65536; got "32"');
+  });
+});
+
 describe('loadConfig TRUST_PROXY', () => {
   it.each([
     ['', false],

@@ -57,15 +57,35 @@ describe('PagedListing', () => {
     expect(calls).toEqual(['state', 'sortKeys', 'page(id-700+77)', 'state', 'page(id-900+50)']);
   });
 
-  it('serves a repeated page from its cache while the version holds, and reads again once it changes', async () => {
+  it('caches a page on its second read and serves it from the cache while the version holds', async () => {
     const { source, calls, bump } = memorySource(300);
     const listing = new PagedListing(source, { stride: 100 });
-    await listing.read('o', { limit: 10, offset: 0 });
-    await listing.read('o', { limit: 10, offset: 0 });
-    expect(calls).toEqual(['state', 'page(start+0)', 'state']);
+    for (let i = 0; i < 3; i += 1) await listing.read('o', { limit: 10, offset: 0 });
+    expect(calls).toEqual(['state', 'page(start+0)', 'state', 'page(start+0)', 'state']);
     bump();
     await listing.read('o', { limit: 10, offset: 0 });
-    expect(calls.slice(3)).toEqual(['state', 'page(start+0)']);
+    expect(calls.slice(5)).toEqual(['state', 'page(start+0)']);
+  });
+
+  it('does not cache pages read once, so a walk through every page leaves the cache to pages read again', async () => {
+    const { source, calls } = memorySource(1000);
+    const listing = new PagedListing(source, { stride: 100, pageCacheBytes: 2_000 });
+    for (let i = 0; i < 2; i += 1) await listing.read('o', { limit: 10, offset: 0 });
+    for (let offset = 10; offset < 1000; offset += 10) await listing.read('o', { limit: 10, offset });
+    calls.length = 0;
+    await listing.read('o', { limit: 10, offset: 0 });
+    expect(calls).toEqual(['state']);
+  });
+
+  it('keeps a page read again and again as bytes, with the same content', async () => {
+    const { source } = memorySource(300);
+    const listing = new PagedListing(source, { stride: 100 });
+    const reads = [];
+    for (let i = 0; i < 12; i += 1) reads.push(await listing.read('o', { limit: 10, offset: 0 }));
+    expect(typeof reads[0]!.json).toBe('string');
+    expect(Buffer.isBuffer(reads[11]!.json)).toBe(true);
+    expect(reads[11]!.json.toString()).toBe(reads[0]!.json);
+    expect(reads[11]).toMatchObject({ returned: 10, total: 300, version: 1 });
   });
 
   it('rebuilds the remembered keys after a write', async () => {
@@ -104,17 +124,17 @@ describe('PagedListing', () => {
       const time = clock();
       const listing = new PagedListing(source, { stride: 100, stateTtlMs: 250, now: time.now });
       for (let i = 0; i < 5; i += 1) await listing.read('o', { limit: 10, offset: 0 });
-      expect(calls).toEqual(['state', 'page(start+0)']);
+      expect(calls).toEqual(['state', 'page(start+0)', 'page(start+0)']);
       time.advance(250);
       await listing.read('o', { limit: 10, offset: 0 });
-      expect(calls.slice(2)).toEqual(['state']);
+      expect(calls.slice(3)).toEqual(['state']);
     });
 
     it('shows a write once the TTL has passed', async () => {
       const { source, bump } = memorySource(300);
       const time = clock();
       const listing = new PagedListing(source, { stride: 100, stateTtlMs: 250, now: time.now });
-      expect((await listing.read('o', { limit: 10, offset: 0 })).version).toBe(1);
+      for (let i = 0; i < 2; i += 1) expect((await listing.read('o', { limit: 10, offset: 0 })).version).toBe(1);
       bump();
       time.advance(249);
       expect((await listing.read('o', { limit: 10, offset: 0 })).version).toBe(1);

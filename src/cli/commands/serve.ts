@@ -8,6 +8,12 @@ import { createLogger } from '../../logger.js';
 import { startServer, type RunningServer } from '../../server.js';
 import type { CliIo } from '../io.js';
 
+/**
+ * Half of V8's default young generation: a request's garbage still dies young (measured: the same hot-page
+ * throughput), and each worker keeps about 16 MB less.
+ */
+const WORKER_SEMI_SPACE_MB = 8;
+
 export function registerServeCommand(program: Command, io: CliIo): void {
   program
     .command('serve')
@@ -21,7 +27,10 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const workers =
         options.workers === undefined ? (config.workers ?? availableParallelism()) : parseWorkerCount(options.workers, '--workers');
       if (workers > 1 && cluster.isPrimary) {
-        cluster.setupPrimary({ args: ['serve', '--port', String(port), '--host', options.host ?? config.host, '--workers', '1'] });
+        cluster.setupPrimary({
+          args: ['serve', '--port', String(port), '--host', options.host ?? config.host, '--workers', '1'],
+          execArgv: [...process.execArgv, `--max-old-space-size=${config.workerHeapMb}`, `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`],
+        });
         io.stderr(`Contacts Read API: ${workers} workers\n`);
         process.exitCode = await runPrimary(config, workers, createLogger(config.logLevel), (line) => io.stderr(`${line}\n`));
         return;

@@ -53,8 +53,8 @@ const listContactsSchema = {
   },
 } as const;
 
-/** Sends JSON that is already bytes; the typed reply only knows the schema's object form. */
-function sendJsonBytes(reply: FastifyReply, json: Buffer): FastifyReply {
+/** Sends JSON that is already serialized; the typed reply only knows the schema's object form. */
+function sendJson(reply: FastifyReply, json: string | Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json);
 }
 
@@ -87,7 +87,7 @@ export function registerContactRoutes(
       // The database built the contacts' JSON from the same fields ContactSchema declares (the conformance
       // suite and the OpenAPI validation test hold it to that), so the page is sent without re-serializing.
       const { json } = await deps.contacts.listPageJson(request.ownerId!, page);
-      return sendJsonBytes(reply, json);
+      return sendJson(reply, json);
     },
   );
 }

@@ -208,7 +208,11 @@ class PostgresStore implements Store {
   }
 
   async bulkImport(users: readonly NewUser[], batches: AsyncIterable<OwnerBatch>): Promise<{ usersCreated: number; contacts: number }> {
-    return inTransaction(this.pool, (client) => ambientTransaction.run(client, () => importInBulk(this, users, batches)));
+    const result = await inTransaction(this.pool, (client) => ambientTransaction.run(client, () => importInBulk(this, users, batches)));
+    // Fresh statistics for the planner, and a visibility map that lets the listing index answer without
+    // visiting the table: autovacuum would get there, minutes later.
+    await this.pool.query('VACUUM (ANALYZE) contacts');
+    return result;
   }
 
   async close(): Promise<void> {
