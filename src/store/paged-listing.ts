@@ -53,7 +53,7 @@ const EMPTY_DATA = '[]';
  * walk or random reads over a large network don't churn it. Each cached page outlives young-generation GC, and
  * churning them costs full collections, whose pauses would land in the tail latency of every other read.
  */
-const RECENTLY_READ_ONCE = 512;
+const RECENTLY_READ_ONCE = 64;
 /**
  * Reads of a cached page after which it is kept as UTF-8 bytes instead of text: bytes go to the socket without
  * encoding, but V8 counts them as external memory, which it collects with full GCs only. Converting just the pages
@@ -91,7 +91,7 @@ export class PagedListing {
     this.stride = options.stride ?? 200;
     this.anchors = new LruCache(options.maxOwners ?? 2000);
     this.states = new LruCache(options.maxOwners ?? 2000);
-    this.pages = new LruCache(options.pageCacheBytes ?? 24 * 1024 * 1024, weightOf);
+    this.pages = new LruCache(options.pageCacheBytes ?? 16 * 1024 * 1024, weightOf);
     this.stateTtlMs = options.stateTtlMs ?? 0;
     this.now = options.now ?? Date.now;
   }

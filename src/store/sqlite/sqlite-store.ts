@@ -127,8 +127,6 @@ class SqliteStore implements Store {
       const result = await importInBulk(this, users, batches);
       bulkLoad.finish();
       this.db.exec('COMMIT');
-      // Statistics for the planner over what was just loaded.
-      this.db.pragma('optimize');
       return result;
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
