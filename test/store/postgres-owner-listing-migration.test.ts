@@ -1,17 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import type { Store } from '../../src/store/store.js';
+import { postgresDatabaseBefore, type OldPostgresDatabase } from '../support/old-postgres.js';
 import { contactRecord, createUser } from '../support/seed.js';
 
 const postgresAdminUrl = inject('postgresAdminUrl');
 const LISTING = POSTGRES_MIGRATIONS.find((migration) => migration.name === 'listing state per owner')!;
 
 describe.runIf(postgresAdminUrl !== null)('PostgreSQL migration of the per-owner listing state', () => {
-  const name = `contacts_test_${randomBytes(6).toString('hex')}`;
+  let database: OldPostgresDatabase;
   let client: pg.Client;
   let store: Store;
   const owners = { busy: newId(), selfOnly: newId(), withoutSelfRow: newId() };
@@ -22,21 +22,8 @@ describe.runIf(postgresAdminUrl !== null)('PostgreSQL migration of the per-owner
   };
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: postgresAdminUrl! });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(postgresAdminUrl!);
-    url.pathname = `/${name}`;
-    client = new pg.Client({ connectionString: url.toString() });
-    await client.connect();
-
-    // A database as the releases before the listing state left it: migrations below LISTING applied, with data.
-    await client.query('CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)');
-    for (const migration of POSTGRES_MIGRATIONS.filter((each) => each.version < LISTING.version)) {
-      await client.query(migration.sql);
-      await client.query('INSERT INTO schema_migrations VALUES ($1, $2, now())', [migration.version, migration.name]);
-    }
+    database = await postgresDatabaseBefore(postgresAdminUrl!, LISTING.version);
+    client = database.client;
     for (const [label, id] of Object.entries(owners)) {
       await client.query("INSERT INTO users (id, email, plan, created_at, updated_at) VALUES ($1, $2, 'pro', now(), now())", [
         id,
@@ -53,15 +40,11 @@ describe.runIf(postgresAdminUrl !== null)('PostgreSQL migration of the per-owner
        VALUES ($1, $5, NULL, now(), now()), ($2, $5, $1, now(), now()), ($3, $5, NULL, now(), now()), ($4, $5, NULL, now(), now())`,
       [survivor, duplicate, third, fourth, owners.busy],
     );
-    store = await openStore(parseDatabaseUrl(url.toString()));
+    store = await openStore(parseDatabaseUrl(database.url));
   });
   afterAll(async () => {
     await store?.close();
-    await client?.end();
-    const admin = new pg.Client({ connectionString: postgresAdminUrl! });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await database?.dispose();
   });
 
   it('backfills every existing user with the count of listable contacts (neither merged nor the self row)', async () => {

@@ -114,7 +114,7 @@ for (const { backend, migrations, open, available } of backends) {
     });
 
     it('indexes every listable contact already there, and only those', async () => {
-      expect(await store.migrate()).toEqual([SEARCH_BY_WORD]);
+      expect(await store.migrate()).toContain(SEARCH_BY_WORD);
       const names = async (query: string, ownerId = owner) => (await store.contacts.search(ownerId, query, 10)).map((found) => found.name);
       expect(await names('ada')).toEqual(['Ada Lovelace']);
       expect(await names('math')).toEqual(['Ada Lovelace']);

@@ -1,15 +1,8 @@
 import type pg from 'pg';
 import { isUuid } from '../../domain/ids.js';
-import { columnKind, contactJsonExpression } from '../contact-row.js';
 import type { ListingState, PageSource, SortKey } from '../paged-listing.js';
 
 const listable = (row: string) => `${row}.owner_id = $1::uuid AND ${row}.merged_into IS NULL AND NOT ${row}.is_self`;
-/** The API's canonical date-time: ISO 8601 UTC with milliseconds (microseconds truncated, as parseTimestamptz does). */
-const isoMillis = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const CONTACT_JSON = contactJsonExpression(
-  (pairs) => `json_build_object(${pairs.join(', ')})`,
-  (column) => (columnKind(column) === 'timestamp' ? isoMillis(`c.${column}`) : `c.${column}`),
-);
 
 /** The owner's state beside whatever else a statement returns: one row even when the owner has none. */
 const withState = (from: string) => `
@@ -37,13 +30,13 @@ const SORT_KEYS_SQL = withState(`(
 )`);
 
 // The page's keys are picked from the covering listing index alone (a deferred join), so skipped rows cost an
-// index step each; only the returned rows are read, each by its primary key, and turned into JSON aggregated into
-// one text. The lookup is a subquery per picked row, not a join, so a generic plan (which cannot see the limit)
-// still never hashes the owner's whole network.
+// index step each; only the returned rows are read, each by its primary key, and their stored JSON (migration 5)
+// is joined into one text. The lookup is a subquery per picked row, not a join, so a generic plan (which cannot
+// see the limit) still never hashes the owner's whole network.
 const pageSql = (seek: string) =>
   withState(`(
   SELECT count(*)::int AS returned,
-         coalesce(string_agg((SELECT (${CONTACT_JSON})::text FROM contacts c WHERE c.owner_id = $1::uuid AND c.id = picked.id),
+         coalesce(string_agg((SELECT c.api_json FROM contacts c WHERE c.owner_id = $1::uuid AND c.id = picked.id),
                              ',' ORDER BY picked.created_at, picked.id), '') AS data
   FROM (
     SELECT listed.created_at, listed.id FROM contacts listed WHERE ${listable('listed')} ${seek}
