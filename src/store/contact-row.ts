@@ -46,21 +46,23 @@ export function contactFromRow(row: ContactRow): Contact {
 /** How each column is stored, so each dialect can build a contact's JSON in the database. */
 export type ColumnKind = 'text' | 'json' | 'timestamp';
 
-export function columnKind(column: (typeof CONTACT_COLUMNS)[number]): ColumnKind {
+export function columnKind(column: ContactColumn): ColumnKind {
   if (column === 'tags' || column === 'enrichment' || column === 'research_data') return 'json';
   if (column.endsWith('_at')) return 'timestamp';
   return 'text';
 }
 
+export type ContactColumn = (typeof CONTACT_COLUMNS)[number];
+
 /** Fields the spec shows only when set: the JSON of a contact leaves each out when it is null. */
-export const OPTIONAL_COLUMNS = ['research_data', 'researched_at'] as const;
+const OPTIONAL_COLUMNS = ['research_data', 'researched_at'] as const;
 
 /**
  * One SQL expression giving a contact's JSON object with the API's field order, for a dialect's
  * `objectOf(pairs)` (e.g. json_object) and `valueOf(column)`; optional fields appear only when set.
  */
-export function contactJsonExpression(objectOf: (pairs: string[]) => string, valueOf: (column: (typeof CONTACT_COLUMNS)[number]) => string): string {
-  const pair = (column: (typeof CONTACT_COLUMNS)[number]) => `'${column}', ${valueOf(column)}`;
+export function contactJsonExpression(objectOf: (pairs: string[]) => string, valueOf: (column: ContactColumn) => string): string {
+  const pair = (column: ContactColumn) => `'${column}', ${valueOf(column)}`;
   const base = CONTACT_COLUMNS.filter((column) => !(OPTIONAL_COLUMNS as readonly string[]).includes(column)).map(pair);
   const [data, at] = OPTIONAL_COLUMNS;
   return `CASE

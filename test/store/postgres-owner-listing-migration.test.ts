@@ -1,41 +1,39 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import type { Store } from '../../src/store/store.js';
-import { postgresDatabaseBefore, type OldPostgresDatabase } from '../support/old-postgres.js';
+import { databaseBefore, type OldDatabase } from '../support/old-database.js';
 import { contactRecord, createUser } from '../support/seed.js';
 
 const postgresAdminUrl = inject('postgresAdminUrl');
 const LISTING = POSTGRES_MIGRATIONS.find((migration) => migration.name === 'listing state per owner')!;
 
 describe.runIf(postgresAdminUrl !== null)('PostgreSQL migration of the per-owner listing state', () => {
-  let database: OldPostgresDatabase;
-  let client: pg.Client;
+  let database: OldDatabase;
   let store: Store;
   const owners = { busy: newId(), selfOnly: newId(), withoutSelfRow: newId() };
 
   const listing = async () => {
     const sql = 'SELECT owner_id, total, version FROM owner_listing ORDER BY owner_id';
-    return (await client.query<{ owner_id: string; total: number; version: string }>(sql)).rows;
+    return database.query<{ owner_id: string; total: number; version: string }>(sql);
   };
 
   beforeAll(async () => {
-    database = await postgresDatabaseBefore(postgresAdminUrl!, LISTING.version);
-    client = database.client;
+    // A database as the releases before the listing state left it, with data.
+    database = await databaseBefore('postgres', LISTING.version, postgresAdminUrl);
     for (const [label, id] of Object.entries(owners)) {
-      await client.query("INSERT INTO users (id, email, plan, created_at, updated_at) VALUES ($1, $2, 'pro', now(), now())", [
+      await database.query("INSERT INTO users (id, email, plan, created_at, updated_at) VALUES ($1, $2, 'pro', now(), now())", [
         id,
         `${label}@example.com`,
       ]);
       if (id !== owners.withoutSelfRow) {
         const selfRow = 'INSERT INTO contacts (id, owner_id, is_self, created_at, updated_at) VALUES ($1, $2, true, now(), now())';
-        await client.query(selfRow, [newId(), id]);
+        await database.query(selfRow, [newId(), id]);
       }
     }
     const [survivor, duplicate, third, fourth] = [newId(), newId(), newId(), newId()];
-    await client.query(
+    await database.query(
       `INSERT INTO contacts (id, owner_id, merged_into, created_at, updated_at)
        VALUES ($1, $5, NULL, now(), now()), ($2, $5, $1, now(), now()), ($3, $5, NULL, now(), now()), ($4, $5, NULL, now(), now())`,
       [survivor, duplicate, third, fourth, owners.busy],
@@ -60,7 +58,7 @@ describe.runIf(postgresAdminUrl !== null)('PostgreSQL migration of the per-owner
 
   it('is harmless when run again: counts stay, every version moves so no cached page survives', async () => {
     const before = await listing();
-    await client.query(LISTING.sql);
+    await database.query(LISTING.sql);
     expect(await listing()).toEqual(before.map((row) => ({ ...row, version: String(Number(row.version) + 1) })));
   });
 
@@ -68,7 +66,7 @@ describe.runIf(postgresAdminUrl !== null)('PostgreSQL migration of the per-owner
     const user = await createUser(store);
     const records = Array.from({ length: 2500 }, (_, index) => contactRecord({ name: `Bulk ${index}` }));
     await store.contacts.importContacts(user.id, records);
-    const { rows } = await client.query<{ total: number; version: string }>(
+    const rows = await database.query<{ total: number; version: string }>(
       'SELECT total, version FROM owner_listing WHERE owner_id = $1',
       [user.id],
     );

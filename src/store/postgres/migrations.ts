@@ -1,5 +1,5 @@
 import { LATIN_ACCENT_CLASS, LATIN_LETTER_CLASS } from '../../domain/search.js';
-import { CONTACT_COLUMNS, columnKind, contactJsonExpression } from '../contact-row.js';
+import { CONTACT_COLUMNS, columnKind, contactJsonExpression, type ContactColumn } from '../contact-row.js';
 import type { Migration } from '../migration.js';
 
 /** Characters migration 2's search_words column turned into spaces, as that migration was written (it is frozen). */
@@ -16,14 +16,14 @@ const SEARCH_TEXT_LENGTH = 20_000;
 /** The API's canonical date-time: ISO 8601 UTC with milliseconds (microseconds truncated, as parseTimestamptz does). */
 const isoMillis = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** A contact's JSON as the API shows it, from the function parameters named after CONTACT_COLUMNS (migration 5). */
+/** A contact's JSON as the API shows it, from the function parameters named after its columns (migration 5). */
 const CONTACT_API_JSON = contactJsonExpression(
   (pairs) => `json_build_object(${pairs.join(', ')})`,
   (column) => (columnKind(column) === 'timestamp' ? isoMillis(column) : column),
 );
 
-/** PostgreSQL's type of each CONTACT_COLUMNS column, as migration 1 created it. */
-const postgresTypeOf = (column: (typeof CONTACT_COLUMNS)[number]) =>
+/** PostgreSQL's type of each contact column, as migration 1 created it. */
+const postgresTypeOf = (column: ContactColumn) =>
   column === 'id' ? 'uuid' : column === 'tags' ? 'text[]' : { json: 'jsonb', timestamp: 'timestamptz', text: 'text' }[columnKind(column)];
 
 /** A standard SQL string literal (standard_conforming_strings: only quotes are doubled). */
@@ -301,7 +301,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     // merges, direct SQL) keeps it right and none can write it. A generated column needs an IMMUTABLE function, and
     // this one is: to_char reads only the numeric fields of a UTC timestamp, and json_build_object of text, uuid,
     // text[] and jsonb depends on no setting. Adding the column rewrites the contacts table once, under an exclusive lock.
-    // A change to the contact's fields needs a new migration that redefines the function and the column.
     sql: `
       CREATE FUNCTION contacts_api_json(${CONTACT_COLUMNS.map((column) => `${column} ${postgresTypeOf(column)}`).join(', ')})
       RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE

@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+
+/**
+ * The SHA-256 of each released migration's SQL. A database applies a migration once, so a change to one that has
+ * shipped never reaches the databases that ran it: change the schema with a new migration instead. Migrations are
+ * built from shared constants (the contact's columns, the search text, the trigger bodies); this catches a change
+ * to one of those that would rewrite history.
+ */
+const RELEASED = {
+  sqlite: [
+    [1, '4b139a7e132ff7ababee5d988438b2ff74b70b07e3e8a96d2609342b1c9c4c3d'],
+    [2, 'b0ba02a3a60b88bed291be96d1a349d8a1c869f8c73ed0208197c1a9f2dc0e58'],
+    [3, '601237ba9b0fc6b3b88b948db3237f84a9efc5c34c047b38c80c67ed1daff511'],
+    [4, 'b1dbbfb272eaa8985cd4a930d6db73c8b9176f67f61516f921454cec54281f21'],
+    [5, '362af4a2308755a208f9a9b1251a1ac191f70e00365bfe0e3cca08702f9e4d79'],
+  ],
+  postgres: [
+    [1, '71343736da3c030d928ac6ff21346a8cbdef123c825d54b8840fca98c600f805'],
+    [2, 'abc6b691427636cfd83f6d9227b1044fc093a8de911ef625efcd415e6386bfd0'],
+    [3, '48aa21c8ddcd9bc64f445071631e5cd063afa18b47061b289ae74dd589d978e3'],
+    [4, '9b8c99053d614abf0e98d4c667ee3e8ea20e973cfcf02594708bfb0fe84531cf'],
+    [5, '9866e5a3a63d6198c14eca461fffaa90d54310bdd62dadd39fd8497f5788c08a'],
+  ],
+} as const;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+describe.each([
+  { dialect: 'sqlite', migrations: SQLITE_MIGRATIONS },
+  { dialect: 'postgres', migrations: POSTGRES_MIGRATIONS },
+] as const)('released $dialect migrations', ({ dialect, migrations }) => {
+  it('keep their SQL byte for byte (a schema change is a new migration)', () => {
+    const released = RELEASED[dialect];
+    const current = migrations.slice(0, released.length).map((migration) => [migration.version, sha256(migration.sql)]);
+    expect(current).toEqual(released);
+  });
+});
