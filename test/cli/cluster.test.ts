@@ -44,10 +44,14 @@ describeEachBackend('contacts-api serve --workers 2 (node:cluster)', (db) => {
     }, 2000);
   });
 
-  it.runIf(existsSync('/proc/self/cmdline'))('starts each worker with V8 old space limited to WORKER_HEAP_MB', async () => {
+  it.runIf(existsSync('/proc/self/cmdline'))('starts each worker with V8 old space limited to WORKER_HEAP_MB, growing by doubling', async () => {
     const pids = new Set(server.logLines().filter((line) => line.msg === 'request completed').map((line) => line.pid as number));
     expect(pids.size).toBe(2);
-    for (const pid of pids) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--max-old-space-size=96');
+    for (const pid of pids) {
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toEqual(
+        expect.arrayContaining(['--max-old-space-size=96', '--heap-growing-percent=100']),
+      );
+    }
   });
 
   it('enforces one rate limit per key across the workers', async () => {

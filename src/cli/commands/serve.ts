@@ -13,6 +13,12 @@ import type { CliIo } from '../io.js';
  * throughput), and each worker keeps about 16 MB less.
  */
 const WORKER_SEMI_SPACE_MB = 8;
+/**
+ * With an old-space cap under 256 MB, V8 grows the heap by only about 10% between full collections: every few MB
+ * of promoted pages cost a full GC, whose concurrent marking took CPU from requests (1-connection p99 about 2x).
+ * Doubling instead keeps full GCs rare while the cap still bounds the heap (measured: 1 full GC in 10 s instead of 8).
+ */
+const WORKER_HEAP_GROWING_PERCENT = 100;
 
 export function registerServeCommand(program: Command, io: CliIo): void {
   program
@@ -29,7 +35,12 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       if (workers > 1 && cluster.isPrimary) {
         cluster.setupPrimary({
           args: ['serve', '--port', String(port), '--host', options.host ?? config.host, '--workers', '1'],
-          execArgv: [...process.execArgv, `--max-old-space-size=${config.workerHeapMb}`, `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`],
+          execArgv: [
+            ...process.execArgv,
+            `--max-old-space-size=${config.workerHeapMb}`,
+            `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`,
+            `--heap-growing-percent=${WORKER_HEAP_GROWING_PERCENT}`,
+          ],
         });
         io.stderr(`Contacts Read API: ${workers} workers\n`);
         process.exitCode = await runPrimary(config, workers, createLogger(config.logLevel), (line) => io.stderr(`${line}\n`));
