@@ -12,7 +12,7 @@ for (const { backend, available } of migrationBackends(postgresAdminUrl)) {
     let database: OldDatabase;
     let store: Store;
     const owner = newId();
-    const ids = { plain: newId(), researched: newId(), dataOnly: newId(), atOnly: newId(), merged: newId() };
+    const ids = { mergedIntoLater: newId(), plain: newId(), researched: newId(), dataOnly: newId(), atOnly: newId(), merged: newId() };
 
     /** Every listed contact as the page shows it, beside the same contact as `get` decodes it from its columns. */
     const pageAndDecoded = async () => {
@@ -37,6 +37,8 @@ for (const { backend, available } of migrationBackends(postgresAdminUrl)) {
       const insert = `INSERT INTO contacts (id, owner_id, merged_into, name, email, tags, enrichment, research_data, researched_at, created_at, updated_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
       const at = (second: number) => `2024-01-02T03:04:0${second}.678Z`;
+      // Merged into a contact written after it: the older of two duplicates merged into the newer.
+      await query(insert, [ids.mergedIntoLater, owner, null, 'Older duplicate', null, null, null, null, null, at(0), at(0)]);
       await query(insert, [ids.plain, owner, null, 'Zoë "Q" O\'Brien\\', null, null, null, null, null, at(1), at(1)]);
       await query(insert, [
         ids.researched,
@@ -54,6 +56,7 @@ for (const { backend, available } of migrationBackends(postgresAdminUrl)) {
       await query(insert, [ids.dataOnly, owner, null, 'Data only', null, tags([]), object({}), object({ summary: 'pending' }), null, at(3), at(3)]);
       await query(insert, [ids.atOnly, owner, null, 'At only', null, null, null, null, '2024-05-06T07:08:09.000Z', at(4), at(4)]);
       await query(insert, [ids.merged, owner, ids.plain, 'Merged away', null, null, null, null, null, at(5), at(5)]);
+      await query('UPDATE contacts SET merged_into = $1 WHERE id = $2', [ids.atOnly, ids.mergedIntoLater]);
       store = await openStore(parseDatabaseUrl(database.url));
     });
     afterAll(async () => {
@@ -77,6 +80,8 @@ for (const { backend, available } of migrationBackends(postgresAdminUrl)) {
     it('keeps the search index, the listing totals and the constraints of the contacts table', async () => {
       expect(await names('ann')).toEqual(['Ann 日本']);
       expect(await names('merged')).toEqual([]);
+      expect(await names('older')).toEqual([]);
+      expect((await store.contacts.get(owner, ids.mergedIntoLater))?.contact.id).toBe(ids.atOnly);
       const insert = 'INSERT INTO contacts (id, owner_id, merged_into, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)';
       const now = new Date().toISOString();
       await database.query(insert, [newId(), owner, null, 'Added later', now, now]);

@@ -84,12 +84,17 @@ const MIGRATIONS: Record<BackendName, readonly Migration[]> = { sqlite: SQLITE_M
 /** `postgresAdminUrl` is required for PostgreSQL. */
 export async function databaseBefore(backend: BackendName, version: number, postgresAdminUrl: string | null): Promise<OldDatabase> {
   const database = backend === 'sqlite' ? await sqliteDatabase() : await postgresDatabase(postgresAdminUrl!);
-  await database.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const migration of MIGRATIONS[backend].filter((each) => each.version < version)) {
-    await database.query(migration.sql);
-    await database.query('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [migration.version, migration.name, new Date().toISOString()]);
+  try {
+    await database.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+    for (const migration of MIGRATIONS[backend].filter((each) => each.version < version)) {
+      await database.query(migration.sql);
+      await database.query('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [migration.version, migration.name, new Date().toISOString()]);
+    }
+    return database;
+  } catch (error) {
+    await database.dispose();
+    throw error;
   }
-  return database;
 }
 
 /** The backends a migration test runs on: SQLite always, PostgreSQL when the tests have a server. */

@@ -244,6 +244,9 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     // only by rebuilding the table: the rows are copied with their rowids (the search index's keys), the old table
     // is dropped, and its indexes and triggers are created again as migrations 1, 3 and 4 made them. Contents do
     // not change, so listing versions stay. The new table's self reference names it, and the rename updates it.
+    // The copy runs with foreign keys on: a contact merged into a later row leaves a pending violation, and until
+    // it clears every inserted row looks up its merged duplicates, so the copy needs that index from the start
+    // (without it, 20,000 contacts with 500 such merges took 76 s instead of a fraction of a second).
     sql: `
       DROP TRIGGER owner_listing_insert;
       DROP TRIGGER owner_listing_update;
@@ -252,9 +255,11 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       DROP TRIGGER contact_words_update;
       DROP TRIGGER contact_words_delete;
       ${contactsTableSql('contacts_v5', `\n        api_json       TEXT GENERATED ALWAYS AS (${CONTACT_API_JSON}) STORED,`)}
+      CREATE INDEX contacts_v5_merged_into ON contacts_v5 (owner_id, merged_into) WHERE merged_into IS NOT NULL;
       INSERT INTO contacts_v5 (rowid, ${CONTACTS_STORED_COLUMNS}) SELECT rowid, ${CONTACTS_STORED_COLUMNS} FROM contacts;
       DROP TABLE contacts;
       ALTER TABLE contacts_v5 RENAME TO contacts;
+      DROP INDEX contacts_v5_merged_into;
       ${CONTACTS_INDEXES}
       ${OWNER_LISTING_CONTACT_TRIGGERS}
       ${CONTACT_WORDS_TRIGGERS}
