@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { stdoutDestination, type LogDestination } from './log-destination.js';
 
 /** Anything shaped like an API key of any deployment's prefix: `<prefix>_live_<secret>` or `_test_`. */
 const KEY_SHAPED = /[a-z][a-z0-9]{1,15}_(?:live|test)_[A-Za-z0-9]+/g;
@@ -71,10 +72,20 @@ const options = (level: string): LoggerOptions => ({
   },
 });
 
+/** Destinations whose drops a logger already reports: one warning per catch-up, whatever the number of loggers. */
+const reportingDrops = new WeakSet<LogDestination>();
+
 /**
  * The service's JSON logger (pino). Keys, the Authorization header and contact data stay out of every
  * line: requests are logged by method, path and route only, and errors by class, code and stack frames.
+ * By default it writes to stdout without ever blocking (see stdoutDestination), and says how many lines it
+ * dropped once a stalled reader catches up.
  */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return destination ? pino(options(level), destination) : pino(options(level));
+export function createLogger(level: string, destination: DestinationStream | LogDestination = stdoutDestination()): Logger {
+  const logger = pino(options(level), destination);
+  if ('onCaughtUp' in destination && !reportingDrops.has(destination)) {
+    reportingDrops.add(destination);
+    destination.onCaughtUp((dropped) => logger.warn({ dropped }, 'log lines dropped while stdout was not read'));
+  }
+  return logger;
 }

@@ -10,6 +10,7 @@ import { askPrimary } from './cluster/ipc.js';
 import { createPrimaryCounter } from './cluster/primary-counter.js';
 import { createMetrics } from './http/metrics.js';
 import { listenForMetrics, type MetricsListener } from './http/metrics-endpoint.js';
+import { stdoutDestination } from './log-destination.js';
 import { createLogger } from './logger.js';
 import { createMemoryCounter } from './rate-limit/memory-counter.js';
 import { connectRedisCounter } from './rate-limit/redis-counter.js';
@@ -48,7 +49,7 @@ async function openRequestCounter(rateLimit: RateLimitConfig): Promise<RequestCo
 
 /**
  * Opens the database, applies migrations and listens. A cluster worker leaves process-wide duties to its
- * primary: rate-limit counts without Redis, the metrics port, and the aggregate behind METRICS_TOKEN.
+ * primary: migrations, rate-limit counts without Redis, the metrics port, and the aggregate behind METRICS_TOKEN.
  */
 export async function startServer(
   config: Config,
@@ -65,15 +66,22 @@ export async function startServer(
   let counter: RequestCounter | null = null;
   let metricsListener: MetricsListener | null = null;
   try {
-    const applied = await store.migrate();
-    if (applied.length > 0) logger.info({ versions: applied }, 'applied database migrations');
+    // A worker's primary has migrated already: a worker starts, and answers 503, while the database is down.
+    if (!options.worker) {
+      const applied = await store.migrate();
+      if (applied.length > 0) logger.info({ versions: applied }, 'applied database migrations');
+    }
     const authenticator = createAuthenticator({
       keys: store.keys,
       apiKeyPrefix: config.apiKeyPrefix,
       cacheTtlMs: config.keyCacheTtlMs,
       onTouchError: (error) => logger.warn({ err: error }, 'could not record API key use'),
     });
-    const metrics = createMetrics({ poolStats: store.poolStats?.bind(store), processMetrics: true });
+    const metrics = createMetrics({
+      poolStats: store.poolStats?.bind(store),
+      processMetrics: true,
+      logLinesDropped: stdoutDestination().dropped,
+    });
     if (options.worker) {
       // Constructing one is what makes prom-client answer the primary's metrics requests in this worker.
       new AggregatorRegistry();

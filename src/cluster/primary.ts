@@ -1,25 +1,30 @@
-import cluster from 'node:cluster';
+import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { RATE_LIMIT_WINDOW_MS, type WindowHit } from '../domain/rate-limit.js';
 import { listenForMetrics } from '../http/metrics-endpoint.js';
-import type { Logger } from 'pino';
+import { flushLogs } from '../log-destination.js';
 import { createMemoryCounter } from '../rate-limit/memory-counter.js';
 import { openStore } from '../store/open-store.js';
 import { answerWorkers } from './ipc.js';
+import { restartDelayMs, STABLE_WORKER_MS } from './restart-backoff.js';
+import { isFatalStartMessage, SHUTDOWN_MESSAGE } from './worker.js';
 
 /** Set in the environment of the processes the primary forks. */
 export const WORKER_ENV = 'CONTACTS_API_CLUSTER_WORKER';
 /**
- * How the primary tells a worker to shut down gracefully. Workers ignore signals: a Ctrl-C reaches every process
- * of the group, and a second signal would cut a worker's graceful shutdown short.
+ * How long past SHUTDOWN_TIMEOUT_MS the primary waits for a worker's own exit before it kills the worker: the
+ * whole service is gone within SHUTDOWN_TIMEOUT_MS + 2 s, whatever a worker is stuck on.
  */
-export const SHUTDOWN_MESSAGE = 'contacts-api:shutdown';
+export const WORKER_KILL_GRACE_MS = 1_000;
 
 /**
  * Runs `workers` server processes sharing one port (node:cluster), so the service uses every core. The primary
  * applies migrations once, counts rate-limit hits for all workers when there is no Redis, serves the workers'
- * aggregated metrics, restarts a worker that dies, and on SIGTERM/SIGINT lets every worker shut down gracefully.
+ * aggregated metrics, and replaces a worker that exits (with backoff while they keep failing). A worker that cannot
+ * listen at all (the port is taken) stops the service with that one line. On SIGTERM/SIGINT every worker shuts down
+ * gracefully, and one that overruns SHUTDOWN_TIMEOUT_MS is killed; a second signal kills them all at once.
  */
 export async function runPrimary(config: Config, workers: number, logger: Logger, announce: (line: string) => void): Promise<number> {
   const store = await openStore(config.database);
@@ -40,34 +45,87 @@ export async function runPrimary(config: Config, workers: number, logger: Logger
     config.metrics.port === null ? null : await listenForMetrics(metrics, { host: config.metrics.host, port: config.metrics.port });
   if (metricsListener) announce(`Prometheus metrics on ${metricsListener.url}`);
 
-  let stopping = false;
-  let exitCode = 0;
-  const fork = () => cluster.fork({ [WORKER_ENV]: '1' });
-  cluster.on('exit', (worker, code, signal) => {
-    if (code !== 0) exitCode = 1;
-    if (stopping) return;
-    logger.error({ pid: worker.process.pid, code, signal }, 'worker exited; starting another');
-    fork();
-  });
-  for (let index = 0; index < workers; index += 1) fork();
-
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) return;
-      stopping = true;
-      logger.info({ signal }, 'shutting down workers');
-      const alive = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined && !worker.isDead());
-      if (alive.length === 0) return resolve();
-      let left = alive.length;
-      for (const worker of alive) {
-        worker!.once('exit', () => (left -= 1) === 0 && resolve());
-        worker!.send(SHUTDOWN_MESSAGE);
-      }
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
+  const exitCode = await superviseWorkers(config, workers, logger, announce);
   await metricsListener?.close();
   await counter.close();
+  await flushLogs();
   return exitCode;
+}
+
+/** Forks the workers and keeps them running until a signal (or a fatal start failure); resolves to the exit code. */
+function superviseWorkers(config: Config, workers: number, logger: Logger, announce: (line: string) => void): Promise<number> {
+  const startedAt = new Map<Worker, number>();
+  const pendingRestarts = new Set<NodeJS.Timeout>();
+  let earlyExitsInARow = 0;
+  let stopping = false;
+  let exitCode = 0;
+
+  const alive = () => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && !worker.isDead());
+  const fork = () => {
+    const worker = cluster.fork({ [WORKER_ENV]: '1' });
+    startedAt.set(worker, Date.now());
+    worker.on('message', (message: unknown) => {
+      if (!isFatalStartMessage(message) || stopping) return;
+      announce(`error: ${message.fatal}`);
+      exitCode = 1;
+      stop('fatal');
+    });
+  };
+
+  let finish: (code: number) => void = () => undefined;
+  const finished = new Promise<number>((resolve) => (finish = resolve));
+  const finishWhenAllExited = () => {
+    if (stopping && alive().length === 0) finish(exitCode);
+  };
+
+  cluster.on('exit', (worker, code, signal) => {
+    const livedMs = Date.now() - (startedAt.get(worker) ?? 0);
+    startedAt.delete(worker);
+    if (stopping) {
+      if (code !== 0) exitCode = 1;
+      return finishWhenAllExited();
+    }
+    earlyExitsInARow = livedMs < STABLE_WORKER_MS ? earlyExitsInARow + 1 : 0;
+    const delayMs = restartDelayMs(earlyExitsInARow);
+    logger.error({ workerPid: worker.process.pid, code, signal, livedMs, restartInMs: delayMs }, 'worker exited; starting another');
+    const timer = setTimeout(() => {
+      pendingRestarts.delete(timer);
+      fork();
+    }, delayMs);
+    pendingRestarts.add(timer);
+  });
+
+  const killAll = () => {
+    for (const worker of alive()) worker.process.kill('SIGKILL');
+  };
+  function stop(reason: NodeJS.Signals | 'fatal'): void {
+    if (stopping) return;
+    stopping = true;
+    for (const timer of pendingRestarts) clearTimeout(timer);
+    pendingRestarts.clear();
+    if (reason === 'fatal') {
+      killAll();
+    } else {
+      logger.info({ signal: reason }, 'shutting down workers');
+      for (const worker of alive()) worker.send(SHUTDOWN_MESSAGE);
+      setTimeout(() => {
+        const overrun = alive();
+        if (overrun.length === 0) return;
+        logger.error({ workerPids: overrun.map((worker) => worker.process.pid) }, 'workers overran the shutdown timeout; killing them');
+        exitCode = 1;
+        killAll();
+      }, config.shutdownTimeoutMs + WORKER_KILL_GRACE_MS).unref();
+    }
+    finishWhenAllExited();
+  }
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!stopping) return stop(signal);
+    logger.warn({ signal }, 'second signal during shutdown; killing the workers now');
+    exitCode = 1;
+    killAll();
+  };
+  process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
+
+  for (let index = 0; index < workers; index += 1) fork();
+  return finished;
 }

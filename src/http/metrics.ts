@@ -23,6 +23,8 @@ export interface MetricsOptions {
   poolStats?: () => PoolStats;
   /** Also export Node.js process metrics (CPU, memory, event loop lag, handles): on for the server. */
   processMetrics?: boolean;
+  /** How many log lines this process dropped because stdout was not read (see src/log-destination.ts). */
+  logLinesDropped?: () => number;
 }
 
 export function createMetrics(options: MetricsOptions = {}): Metrics {
@@ -48,6 +50,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       registers,
       collect() {
         this.set(poolStats().waiting);
+      },
+    });
+  }
+  const { logLinesDropped } = options;
+  if (logLinesDropped) {
+    new Counter({
+      name: 'contacts_api_log_lines_dropped_total',
+      help: 'Log lines dropped because stdout was not read fast enough (or its reader went away).',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(logLinesDropped());
       },
     });
   }

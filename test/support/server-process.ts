@@ -15,9 +15,9 @@ export interface ServerProcess {
   kill(): Promise<void>;
 }
 
-/** Starts `contacts-api serve --port 0` as its own process and waits until it listens. */
-export async function startServerProcess(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
+/** Starts `contacts-api serve --port 0` (or `port`) as its own process and waits until it listens. */
+export async function startServerProcess(env: NodeJS.ProcessEnv, port = 0): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], {
     env: { ...process.env, API_KEY_PREFIX: 'cnt', WORKERS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

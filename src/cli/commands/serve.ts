@@ -1,9 +1,12 @@
 import cluster from 'node:cluster';
+import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import closeWithGrace from 'close-with-grace';
 import type { Command } from 'commander';
 import { loadConfig, parsePort, parseWorkerCount, type Config } from '../../config.js';
-import { runPrimary, SHUTDOWN_MESSAGE } from '../../cluster/primary.js';
+import { runPrimary } from '../../cluster/primary.js';
+import { failWorkerStart, primaryShutdownRequest, stopWorker } from '../../cluster/worker.js';
+import { flushLogs } from '../../log-destination.js';
 import { createLogger } from '../../logger.js';
 import { startServer, type RunningServer } from '../../server.js';
 import type { CliIo } from '../io.js';
@@ -32,9 +35,12 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const port = options.port === undefined ? config.port : parsePort(options.port, '--port');
       const workers =
         options.workers === undefined ? (config.workers ?? availableParallelism()) : parseWorkerCount(options.workers, '--workers');
+      const host = options.host ?? config.host;
       if (workers > 1 && cluster.isPrimary) {
+        // Known at once rather than after every worker has started and failed.
+        await probeListen(host, port);
         cluster.setupPrimary({
-          args: ['serve', '--port', String(port), '--host', options.host ?? config.host, '--workers', '1'],
+          args: ['serve', '--port', String(port), '--host', host, '--workers', '1'],
           execArgv: [
             ...process.execArgv,
             `--max-old-space-size=${config.workerHeapMb}`,
@@ -43,17 +49,50 @@ export function registerServeCommand(program: Command, io: CliIo): void {
           ],
         });
         io.stderr(`Contacts Read API: ${workers} workers\n`);
-        process.exitCode = await runPrimary(config, workers, createLogger(config.logLevel), (line) => io.stderr(`${line}\n`));
-        return;
+        const code = await runPrimary(config, workers, createLogger(config.logLevel), (line) => io.stderr(`${line}\n`));
+        // Nothing is left to wait for, whatever a log reader or an idle handle would hold open.
+        process.exit(code);
       }
       // A worker listens for its primary's shutdown request before starting, so an early request isn't lost.
       const shutdownRequested = cluster.isWorker ? primaryShutdownRequest() : null;
-      const server = await startServer(config, { host: options.host ?? config.host, port }, { worker: cluster.isWorker });
+      let server: RunningServer;
+      try {
+        server = await startServer(config, { host, port }, { worker: cluster.isWorker });
+      } catch (error) {
+        const listenFailure = describeListenFailure(error, host, port);
+        if (cluster.isWorker) {
+          if (listenFailure === null) createLogger(config.logLevel).error({ err: error }, 'worker could not start; exiting');
+          return failWorkerStart(listenFailure);
+        }
+        throw listenFailure === null ? error : new Error(listenFailure);
+      }
       io.stderr(`Contacts Read API listening on ${server.url} (${server.store.kind})\n`);
       if (server.metricsUrl) io.stderr(`Prometheus metrics on ${server.metricsUrl}\n`);
-      if (shutdownRequested) void shutdownRequested.then(() => stopWorker(server, config));
+      if (shutdownRequested) void shutdownRequested.then(() => stopWorker(server, config.shutdownTimeoutMs));
       else stopOnSignal(server, config);
     });
+}
+
+const LISTEN_FAILURES: Record<string, string> = {
+  EADDRINUSE: 'the address is already in use',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'the address is not one of this machine’s',
+};
+
+/** Binds host:port for a moment and lets it go, throwing the one-line listen failure when that fails. */
+function probeListen(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error) => reject(new Error(describeListenFailure(error, host, port) ?? `cannot listen on ${host}:${port}`)));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+/** One line naming the address when `error` says the server cannot listen there; restarting would not help. */
+export function describeListenFailure(error: unknown, host: string, port: number): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  const reason = typeof code === 'string' ? LISTEN_FAILURES[code] : undefined;
+  return reason === undefined ? null : `cannot listen on ${host}:${port}: ${reason}`;
 }
 
 /**
@@ -75,29 +114,7 @@ function stopOnSignal(server: RunningServer, config: Config): void {
       if (err) logger.fatal({ err }, 'uncaught error; shutting down');
       else logger.info({ signal }, 'shutting down');
       await server.close();
-    },
-  );
-}
-
-/** Resolves when the primary asks this worker to shut down. Workers ignore signals (see SHUTDOWN_MESSAGE). */
-function primaryShutdownRequest(): Promise<void> {
-  const ignore = () => undefined;
-  process.on('SIGINT', ignore).on('SIGTERM', ignore);
-  return new Promise((resolve) => {
-    process.on('message', (message) => message === SHUTDOWN_MESSAGE && resolve());
-    // A primary that died without asking (SIGKILL, crash) must not leave its workers serving.
-    process.once('disconnect', () => resolve());
-  });
-}
-
-/** Stops like a single server would, within the same bound, then leaves the cluster. */
-function stopWorker(server: RunningServer, config: Config): void {
-  setTimeout(() => process.exit(1), config.shutdownTimeoutMs).unref();
-  server.close().then(
-    () => process.connected && process.disconnect(),
-    (err: unknown) => {
-      server.logger.error({ err }, 'worker shutdown failed');
-      process.exit(1);
+      await flushLogs();
     },
   );
 }

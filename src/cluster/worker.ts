@@ -1,0 +1,63 @@
+import { flushLogs } from '../log-destination.js';
+import type { RunningServer } from '../server.js';
+
+/**
+ * How the primary tells a worker to shut down gracefully. Workers ignore signals: a Ctrl-C reaches every process
+ * of the group, and a second signal would cut a worker's graceful shutdown short.
+ */
+export const SHUTDOWN_MESSAGE = 'contacts-api:shutdown';
+
+/** What a worker that cannot start tells its primary before exiting, when restarting it cannot help. */
+export interface FatalStartMessage {
+  channel: 'contacts-api';
+  fatal: string;
+}
+
+export function isFatalStartMessage(message: unknown): message is FatalStartMessage {
+  const candidate = message as Partial<FatalStartMessage> | null;
+  return candidate?.channel === 'contacts-api' && typeof candidate.fatal === 'string';
+}
+
+
+/** Resolves when the primary asks this worker to shut down, or goes away. Workers ignore signals (see SHUTDOWN_MESSAGE). */
+export function primaryShutdownRequest(): Promise<void> {
+  const ignore = () => undefined;
+  process.on('SIGINT', ignore).on('SIGTERM', ignore);
+  return new Promise((resolve) => {
+    process.on('message', (message) => message === SHUTDOWN_MESSAGE && resolve());
+    // A primary that died without asking (SIGKILL, crash) must not leave its workers serving.
+    process.once('disconnect', () => resolve());
+  });
+}
+
+/** Exits now with `code`, once the last log lines had a short chance to leave. */
+export async function exitWorker(code: number): Promise<never> {
+  await flushLogs();
+  process.exit(code);
+}
+
+/**
+ * Stops like a single server would, within the same bound, then exits. The primary enforces the bound too: it
+ * kills a worker that overruns it.
+ */
+export function stopWorker(server: RunningServer, shutdownTimeoutMs: number): void {
+  setTimeout(() => process.exit(1), shutdownTimeoutMs).unref();
+  server.close().then(
+    () => exitWorker(0),
+    (err: unknown) => {
+      server.logger.error({ err }, 'worker shutdown failed');
+      return exitWorker(1);
+    },
+  );
+}
+
+/**
+ * A worker that cannot start exits: with `fatal` (a one-line reason, e.g. the port is taken) the primary stops
+ * the whole service instead of restarting it.
+ */
+export function failWorkerStart(fatal: string | null): Promise<never> {
+  if (fatal === null || !process.connected) return exitWorker(1);
+  return new Promise<never>(() => {
+    process.send!({ channel: 'contacts-api', fatal } satisfies FatalStartMessage, () => void exitWorker(1));
+  });
+}
