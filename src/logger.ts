@@ -27,9 +27,38 @@ export function loggableError(error: unknown): { type: string; code?: string; st
   };
 }
 
-/** A request's path for the log: no query string, anything key-shaped replaced, and bounded. */
+/** True when `text` holds anything shaped like an API key. */
+export function containsKeyShapedText(text: string): boolean {
+  return new RegExp(KEY_SHAPED.source).test(text);
+}
+
+const PERCENT_ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
+/** Percent-escapes decoded up to this many times over: enough for a key encoded twice or thrice on its way. */
+const MAX_DECODING_ROUNDS = 4;
+
+/** `text` percent-decoded until nothing changes (at most MAX_DECODING_ROUNDS), leaving malformed escapes as they are. */
+function percentDecoded(text: string): string {
+  let decoded = text;
+  for (let round = 0; round < MAX_DECODING_ROUNDS; round += 1) {
+    const next = decoded.replace(PERCENT_ESCAPES, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run;
+      }
+    });
+    if (next === decoded) break;
+    decoded = next;
+  }
+  return decoded;
+}
+
+/**
+ * A request's path for the log: no query string, percent-decoded (so `cnt%5Flive%5F…` or a key with one escaped
+ * character is seen whole), anything key-shaped replaced, and bounded.
+ */
 export function loggablePath(url: string): string {
-  const path = url.split('?', 1)[0]!.replace(KEY_SHAPED, '[redacted]');
+  const path = percentDecoded(url.split('?', 1)[0]!).replace(KEY_SHAPED, '[redacted]');
   return path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path;
 }
 

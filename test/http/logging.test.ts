@@ -108,4 +108,26 @@ describeEachBackend('logs never carry keys, the Authorization header or contact 
     expect(text.toLowerCase()).not.toContain('bearer');
     expect(text.toLowerCase()).not.toContain('authorization');
   });
+
+  it('redacts a key in the path however it is percent-encoded, and never echoes a key-shaped request id', async () => {
+    const key = keys.ok;
+    const secret = key.slice('cnt_live_'.length);
+    const escaped = (text: string) => [...text].map((character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+    const paths = [
+      `/api/v1/contacts/cnt%5Flive%5F${secret}`,
+      `/api/v1/contacts/${key.slice(0, 20)}${escaped(key[20]!)}${key.slice(21)}`,
+      `/api/v1/contacts/${escaped(key)}`,
+      `/api/v1/contacts/cnt%255Flive%255F${secret}`,
+    ];
+    for (const path of paths) expect((await app.inject({ method: 'GET', url: path, headers: bearer(key) })).statusCode).toBe(404);
+    const echoed = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': key } });
+    expect(echoed.headers['x-request-id']).not.toBe(key);
+    const prefixed = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': `trace.${key}` } });
+    expect(prefixed.headers['x-request-id']).not.toContain(secret);
+
+    const text = logs.text();
+    expect(logs.lines().filter((line) => /\[redacted\]/.test(line.req?.path ?? ''))).not.toHaveLength(0);
+    // No stretch of 8 characters of the secret, anywhere in the log.
+    for (let start = 0; start + 8 <= secret.length; start += 1) expect(text).not.toContain(secret.slice(start, start + 8));
+  });
 });

@@ -182,7 +182,8 @@ describe('HTTP hardening', () => {
       ['missing', undefined],
       ['with a space', 'a b'],
       ['with a newline-like escape', 'a%0Ab'],
-      ['129 characters long', 'x'.repeat(129)],
+      ['65 characters long', 'x'.repeat(65)],
+      ['shaped like an API key', 'cnt_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAbcdefg'],
       ['empty', ''],
     ])('replaces an id that is %s with a generated UUID', async (_name, offered) => {
       const app = await appWith({});
