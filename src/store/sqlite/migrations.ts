@@ -31,23 +31,63 @@ const LEADING_PUNCTUATION = [
 /** Symbols a value may start with once trimmed: currency, arrows to dingbats, enclosed CJK, emoji. */
 const LEADING_SYMBOLS = [[0x20a0, 0x20cf], [0x2190, 0x2bff], [0x3200, 0x33ff], [0x1f000, 0x1faff]];
 
+/**
+ * How a migration writes the search index's SQL. Migration 4 wrote it for the SQLite the service bundles; from
+ * migration 6 on it stays within SQLite 3.40 (docs/sqlite.md), so that Debian 12's sqlite3 and Python can open,
+ * write and back up the database. Both write the same index.
+ */
+interface SearchIndexSql {
+  /** The characters `codes` as one text. */
+  characters(codes: readonly number[]): string;
+  /** `first` (never NULL) and each of `rest` that is not NULL, separated by spaces. */
+  spaced(first: string, rest: readonly string[]): string;
+  /** Takes the old row, whose indexed text is `text`, out of the index; `condition`, when given, must hold for it. */
+  unindexOld(text: string, condition?: string): string;
+}
+
+const SEARCH_INDEX_SQL_4: SearchIndexSql = {
+  characters: (codes) => `char(${codes.join(', ')})`,
+  spaced: (first, [symbol, ...others]) => `concat_ws(' ', ${first},\n    ${symbol},\n    ${others.join(', ')})`,
+  unindexOld: (_text, condition) => `DELETE FROM contact_words WHERE rowid = old.rowid${condition ? ` AND ${condition}` : ''}`,
+};
+
+/** Arguments a function call may pass in SQLite before 3.48 (SQLITE_MAX_FUNCTION_ARG). */
+const MAX_FUNCTION_ARGS = 127;
+const SEARCH_INDEX_SQL_6: SearchIndexSql = {
+  characters: (codes) =>
+    Array.from({ length: Math.ceil(codes.length / MAX_FUNCTION_ARGS) }, (_, call) =>
+      `char(${codes.slice(call * MAX_FUNCTION_ARGS, (call + 1) * MAX_FUNCTION_ARGS).join(', ')})`,
+    ).join(' || '),
+  // concat_ws came with SQLite 3.44.
+  spaced: (first, rest) => [first, ...rest.map((part) => `coalesce(' ' || ${part}, '')`)].join('\n    || '),
+  // Without contentless_delete (SQLite 3.43) a contentless index forgets a row only when given the text it indexed.
+  unindexOld: (text, condition) =>
+    `INSERT INTO contact_words (contact_words, rowid, name, email, other) SELECT 'delete', old.rowid, ${text}${condition ? ` WHERE ${condition}` : ''}`,
+};
+
 // Most values start with an ASCII letter or digit: those skip the trim.
-const trimmed = (value: string) =>
-  `CASE WHEN ${value} GLOB '[0-9A-Za-z]*' THEN ${value} ELSE ltrim(${value}, char(${LEADING_PUNCTUATION.join(', ')})) END`;
-const leadOf = (value: string) => `${charOf(SEARCH_MARKERS.lead)} || ${trimmed(value)} || ' ' || ${charOf(SEARCH_MARKERS.end)}`;
-const startsWithSymbol = (value: string) =>
+const trimmed = (value: string, sql: SearchIndexSql) =>
+  `CASE WHEN ${value} GLOB '[0-9A-Za-z]*' THEN ${value} ELSE ltrim(${value}, ${sql.characters(LEADING_PUNCTUATION)}) END`;
+const leadOf = (value: string, sql: SearchIndexSql) =>
+  `${charOf(SEARCH_MARKERS.lead)} || ${trimmed(value, sql)} || ' ' || ${charOf(SEARCH_MARKERS.end)}`;
+const startsWithSymbol = (value: string, sql: SearchIndexSql) =>
   `(${value} NOT GLOB '[0-9A-Za-z]*' AND (SELECT ${LEADING_SYMBOLS.map(([first, last]) => `code BETWEEN ${first} AND ${last}`).join(' OR ')}
-    FROM (SELECT unicode(${trimmed(value)}) AS code)))`;
+    FROM (SELECT unicode(${trimmed(value, sql)}) AS code)))`;
 
-/** The text migration 4 indexes for the contact whose columns `row` names (`new.` in a trigger). */
-const searchIndexText = (row: string) => `${leadOf(`${row}name`)}, ${leadOf(`${row}email`)},
-  concat_ws(' ', ${charOf(SEARCH_MARKERS.owner)} || replace(${row}owner_id, '-', ''),
-    CASE WHEN ${startsWithSymbol(`${row}name`)} OR ${startsWithSymbol(`${row}email`)} THEN ${charOf(SEARCH_MARKERS.symbol)} END,
-    ${row}company, ${row}title, ${row}school, ${row}location, (SELECT group_concat(value, ' ') FROM json_each(${row}tags)))`;
+/** The text the search index holds for the contact whose columns `row` names (`new.` in a trigger). */
+function searchIndexText(row: string, sql: SearchIndexSql): string {
+  const symbol = `CASE WHEN ${startsWithSymbol(`${row}name`, sql)} OR ${startsWithSymbol(`${row}email`, sql)} THEN ${charOf(SEARCH_MARKERS.symbol)} END`;
+  return `${leadOf(`${row}name`, sql)}, ${leadOf(`${row}email`, sql)},
+  ${sql.spaced(`${charOf(SEARCH_MARKERS.owner)} || replace(${row}owner_id, '-', '')`, [
+    symbol,
+    ...['company', 'title', 'school', 'location'].map((column) => `${row}${column}`),
+    `(SELECT group_concat(value, ' ') FROM json_each(${row}tags))`,
+  ])}`;
+}
 
-/** Indexes, in one statement, the listable contacts that `where` selects (as migration 4 and a bulk load do). */
-export const indexContactWordsSql = (where: string) => `INSERT INTO contact_words (rowid, name, email, other)
-  SELECT rowid, ${searchIndexText('')} FROM contacts WHERE merged_into IS NULL AND is_self = 0 AND ${where}`;
+/** Indexes, in one statement, the listable contacts that `where` selects (as migrations 4 and 6 and a bulk load do). */
+export const indexContactWordsSql = (where: string, sql = SEARCH_INDEX_SQL_6) => `INSERT INTO contact_words (rowid, name, email, other)
+  SELECT rowid, ${searchIndexText('', sql)} FROM contacts WHERE merged_into IS NULL AND is_self = 0 AND ${where}`;
 
 /**
  * The contacts table as migration 1 created it, under `name`, with `generated` column definitions after the
@@ -106,17 +146,17 @@ const OWNER_LISTING_CONTACT_TRIGGERS = `CREATE TRIGGER owner_listing_insert AFTE
         WHERE owner_id = old.owner_id;
       END;`;
 
-/** The triggers that keep the search index in step with contacts (migration 4; migration 5 recreates them). */
-const CONTACT_WORDS_TRIGGERS = `CREATE TRIGGER contact_words_insert AFTER INSERT ON contacts WHEN ${LISTABLE_NEW} BEGIN
-        INSERT INTO contact_words (rowid, name, email, other) VALUES (new.rowid, ${searchIndexText('new.')});
+/** The triggers that keep the search index in step with contacts (migration 4; migrations 5 and 6 recreate them). */
+const contactWordsTriggers = (sql: SearchIndexSql) => `CREATE TRIGGER contact_words_insert AFTER INSERT ON contacts WHEN ${LISTABLE_NEW} BEGIN
+        INSERT INTO contact_words (rowid, name, email, other) VALUES (new.rowid, ${searchIndexText('new.', sql)});
       END;
       CREATE TRIGGER contact_words_update
         AFTER UPDATE OF owner_id, is_self, merged_into, name, email, company, title, school, location, tags ON contacts BEGIN
-        DELETE FROM contact_words WHERE rowid = old.rowid AND ${LISTABLE_OLD};
-        INSERT INTO contact_words (rowid, name, email, other) SELECT new.rowid, ${searchIndexText('new.')} WHERE ${LISTABLE_NEW};
+        ${sql.unindexOld(searchIndexText('old.', sql), LISTABLE_OLD)};
+        INSERT INTO contact_words (rowid, name, email, other) SELECT new.rowid, ${searchIndexText('new.', sql)} WHERE ${LISTABLE_NEW};
       END;
       CREATE TRIGGER contact_words_delete AFTER DELETE ON contacts WHEN ${LISTABLE_OLD} BEGIN
-        DELETE FROM contact_words WHERE rowid = old.rowid;
+        ${sql.unindexOld(searchIndexText('old.', sql))};
       END;`;
 
 /** A contact's JSON as the API shows it, from its columns (migration 5). */
@@ -230,9 +270,9 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE VIRTUAL TABLE contact_words USING fts5(
         name, email, other, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
       );
-      ${indexContactWordsSql('1')};
+      ${indexContactWordsSql('1', SEARCH_INDEX_SQL_4)};
 
-      ${CONTACT_WORDS_TRIGGERS}
+      ${contactWordsTriggers(SEARCH_INDEX_SQL_4)}
     `,
   },
   {
@@ -262,7 +302,29 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       DROP INDEX contacts_v5_merged_into;
       ${CONTACTS_INDEXES}
       ${OWNER_LISTING_CONTACT_TRIGGERS}
-      ${CONTACT_WORDS_TRIGGERS}
+      ${contactWordsTriggers(SEARCH_INDEX_SQL_4)}
+    `,
+  },
+  {
+    version: 6,
+    name: 'schema readable by SQLite 3.40',
+    // Debian 12's sqlite3 (3.40.1) and Python's sqlite3 refused the whole database: migration 4's triggers call
+    // char() with 201 arguments, and SQLite before 3.48 allows 127. They also call concat_ws (3.44) and write to an
+    // index with contentless_delete (3.43), so no write to contacts worked there either. The index is made again
+    // without that option, from the same text, and the triggers give a removed row's text back to it. See
+    // docs/sqlite.md for the oldest SQLite the schema supports.
+    sql: `
+      DROP TRIGGER contact_words_insert;
+      DROP TRIGGER contact_words_update;
+      DROP TRIGGER contact_words_delete;
+      DROP TABLE contact_words;
+
+      CREATE VIRTUAL TABLE contact_words USING fts5(
+        name, email, other, content = '', tokenize = 'unicode61 remove_diacritics 2'
+      );
+      ${indexContactWordsSql('1', SEARCH_INDEX_SQL_6)};
+
+      ${contactWordsTriggers(SEARCH_INDEX_SQL_6)}
     `,
   },
 ];
