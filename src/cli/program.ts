@@ -13,7 +13,7 @@ import { registerUserCommands } from './commands/users.js';
 import type { CliIo } from './io.js';
 
 export function createProgram(io: CliIo): Command {
-  const program = new Command('contacts-api')
+  const program = new Command('contacts-read-api')
     .description('Contacts Read API: serve the API and administer users, keys and contacts')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()

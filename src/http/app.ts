@@ -12,7 +12,7 @@ import { createMetrics, observeRequests, type Metrics } from './metrics.js';
 import { registerMetricsRoute, type MetricsSource } from './metrics-endpoint.js';
 import { trackAllowedMethods } from './method-not-allowed.js';
 import { openApiOptions } from './openapi-document.js';
-import { createRateLimit, noRateLimit } from './rate-limit.js';
+import { createRateLimiter, noRateLimiter } from './rate-limit.js';
 import { echoRequestId, requestIdOf } from './request-id.js';
 import { registerContactRoutes } from './routes/contacts.js';
 import { registerDocsRoutes } from './routes/docs.js';
@@ -90,9 +90,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   await app.register(swagger, openApiOptions(deps.apiKeyPrefix));
-  const rateLimit = deps.rateLimit ? createRateLimit({ ...deps.rateLimit, metrics }) : noRateLimit;
-  registerContactRoutes(app, { contacts: deps.store.contacts, authenticator: deps.authenticator, rateLimit });
-  registerMcpRoute(app, { contacts: deps.store.contacts, authenticator: deps.authenticator, rateLimit });
+  const rateLimiter = deps.rateLimit ? createRateLimiter({ ...deps.rateLimit, metrics }) : noRateLimiter;
+  registerContactRoutes(app, { contacts: deps.store.contacts, authenticator: deps.authenticator, rateLimit: rateLimiter.enforce });
+  registerMcpRoute(app, { contacts: deps.store.contacts, authenticator: deps.authenticator, rateLimiter });
   registerHealthRoutes(app, { store: deps.store });
   registerOpenApiRoute(app);
   registerDocsRoutes(app);

@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { decide, RATE_LIMIT_WINDOW_MS, type RateLimitDecision } from '../domain/rate-limit.js';
 import type { RequestCounter } from '../rate-limit/request-counter.js';
 import { HttpError } from './errors.js';
@@ -16,6 +16,20 @@ const POLICY_NAME = 'default';
  */
 export type EnforceRateLimit = (keyId: string, reply: FastifyReply) => Promise<void>;
 
+/** What counting one more request against a key decided, with the headers that describe the key's window after it. */
+export type RateLimitVerdict =
+  | { allowed: true; headers: Record<string, string> }
+  | { allowed: false; headers: Record<string, string>; retryAfterSeconds: number };
+
+/** Counts one more request against a key and returns the verdict without throwing: a refusal is the caller's to report. */
+export type CountRequest = (keyId: string, log: FastifyBaseLogger) => Promise<RateLimitVerdict>;
+
+/** One limit, two ways to apply it: a route refuses the request, the MCP endpoint refuses one tool call of a batch. */
+export interface RateLimiter {
+  enforce: EnforceRateLimit;
+  count: CountRequest;
+}
+
 export interface RateLimitOptions {
   /** Requests per key per minute; 0 turns rate limiting off. */
   perMinute: number;
@@ -25,22 +39,25 @@ export interface RateLimitOptions {
 }
 
 /** No limit: what an app without rate limiting (RATE_LIMIT_PER_MINUTE=0, or most tests) uses. */
-export const noRateLimit: EnforceRateLimit = async () => undefined;
+export const noRateLimiter: RateLimiter = {
+  enforce: async () => undefined,
+  count: async () => ({ allowed: true, headers: {} }),
+};
 
 /**
  * When the counter fails (Redis down or slow), the request is let through without a limit: a cache
  * outage must not take the API down. Each such request increments a metric, and a warning is logged at
  * most once per FAIL_OPEN_WARNING_INTERVAL_MS.
  */
-export function createRateLimit(options: RateLimitOptions): EnforceRateLimit {
+export function createRateLimiter(options: RateLimitOptions): RateLimiter {
   const { perMinute: limit, counter, metrics, now = Date.now } = options;
-  if (limit === 0) return noRateLimit;
+  if (limit === 0) return noRateLimiter;
   const windowSeconds = RATE_LIMIT_WINDOW_MS / 1000;
   const policy = `"${POLICY_NAME}";q=${limit};w=${windowSeconds}`;
   let lastWarningAt = Number.NEGATIVE_INFINITY;
   let unreported = 0;
 
-  return async (keyId, reply) => {
+  const count: CountRequest = async (keyId, log) => {
     let decision: RateLimitDecision;
     try {
       decision = decide(limit, await counter.hit(keyId));
@@ -48,7 +65,7 @@ export function createRateLimit(options: RateLimitOptions): EnforceRateLimit {
       metrics.rateLimitFailOpen.inc();
       const at = now();
       if (at - lastWarningAt >= FAIL_OPEN_WARNING_INTERVAL_MS) {
-        reply.log.warn(
+        log.warn(
           { err: error, counter: counter.kind, failuresNotLogged: unreported },
           'rate limit counter failed; requests are allowed without a limit until it recovers',
         );
@@ -58,15 +75,22 @@ export function createRateLimit(options: RateLimitOptions): EnforceRateLimit {
         unreported += 1;
       }
       // The policy still holds; only the count is unknown.
-      reply.headers({ 'ratelimit-policy': policy, 'x-ratelimit-limit': String(limit) });
-      return;
+      return { allowed: true, headers: { 'ratelimit-policy': policy, 'x-ratelimit-limit': String(limit) } };
     }
-    reply.headers(rateLimitHeaders(policy, decision));
-    if (!decision.allowed) {
+    const headers = rateLimitHeaders(policy, decision);
+    return decision.allowed ? { allowed: true, headers } : { allowed: false, headers, retryAfterSeconds: decision.resetSeconds };
+  };
+
+  const enforce: EnforceRateLimit = async (keyId, reply) => {
+    const verdict = await count(keyId, reply.log);
+    reply.headers(verdict.headers);
+    if (!verdict.allowed) {
       metrics.rateLimited.inc();
-      throw new HttpError(429, RATE_LIMIT_EXCEEDED_MESSAGE, { 'retry-after': String(decision.resetSeconds) });
+      throw new HttpError(429, RATE_LIMIT_EXCEEDED_MESSAGE, { 'retry-after': String(verdict.retryAfterSeconds) });
     }
   };
+
+  return { enforce, count };
 }
 
 /** The IETF headers (draft-ietf-httpapi-ratelimit-headers) and the legacy X-RateLimit-* trio. */

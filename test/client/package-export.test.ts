@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const DIST_CLIENT = resolve('dist/client');
 
-describe('the contacts-api/client package export', () => {
+describe('the contacts-read-api/client package export', () => {
   beforeAll(() => {
     if (!existsSync(join(DIST_CLIENT, 'index.js'))) throw new Error('dist/client is missing: run `npm run build` (npm test does it)');
   });
@@ -17,7 +17,7 @@ describe('the contacts-api/client package export', () => {
     const { stdout } = await run(process.execPath, [
       '--input-type=module',
       '-e',
-      "const m = await import('contacts-api/client'); console.log(Object.keys(m).sort().join(','))",
+      "const m = await import('contacts-read-api/client'); console.log(Object.keys(m).sort().join(','))",
     ]);
     expect(stdout.trim().split(',')).toEqual([
       'AuthenticationError', 'BadRequestError', 'ContactsApiError', 'ContactsClient', 'NetworkError', 'PermissionError',
@@ -43,7 +43,7 @@ describe('the contacts-api/client package export', () => {
     try {
       const consumer = join(dir, 'consumer.ts');
       await writeFile(consumer, [
-        "import { ContactsClient, PermissionError, type Contact } from 'contacts-api/client';",
+        "import { ContactsClient, PermissionError, type Contact } from 'contacts-read-api/client';",
         "const client = new ContactsClient({ baseUrl: 'http://localhost:3000', apiKey: 'key' });",
         'export async function names(): Promise<(string | null)[]> {',
         '  const page = await client.listContacts({ limit: 10 });',

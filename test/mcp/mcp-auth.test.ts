@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -141,8 +144,29 @@ describeEachBackend('MCP authentication', (db) => {
       ...(key === undefined ? {} : { CONTACTS_API_KEY: key }),
     });
 
-    it('exits 1 before serving, with the 401 text on stderr and nothing on stdout, for a missing or bad key', async () => {
-      for (const key of [undefined, '', 'nonsense', keys.revoked, keys.expired]) {
+    it('exits 1 before serving, saying so, when CONTACTS_API_KEY is not set', async () => {
+      for (const key of [undefined, '', '  ']) {
+        expect(await runBin(env(key), 'mcp'), String(key)).toEqual({
+          code: 1,
+          stdout: '',
+          stderr: "error: CONTACTS_API_KEY is not set; mcp serves the contacts of that key's user\n",
+        });
+      }
+    });
+
+    it('never creates a database: a missing SQLite file is an error naming its path', async () => {
+      const missing = join(mkdtempSync(join(tmpdir(), 'contacts-mcp-')), 'nowhere', 'contacts.db');
+      const result = await runBin({ ...env(keys.revoked), DATABASE_URL: `file:${missing}` }, 'mcp');
+      expect(result).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `error: No database at ${missing}: set DATABASE_URL to the file:/absolute/path of the API's database\n`,
+      });
+      expect(existsSync(dirname(missing))).toBe(false);
+    });
+
+    it('exits 1 before serving, with the 401 text on stderr and nothing on stdout, for a bad key', async () => {
+      for (const key of ['nonsense', keys.revoked, keys.expired]) {
         const result = await runBin(env(key), 'mcp');
         expect(result.code, String(key)).toBe(1);
         expect(result.stderr, String(key)).toBe(`error: ${INVALID}\n`);

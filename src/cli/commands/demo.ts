@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import type { DatabaseTarget } from '../../store/open-store.js';
 import { generateApiKey, hashApiKey } from '../../domain/api-key.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
 import { generateDemoContacts } from '../../demo/demo-contacts.js';
@@ -24,7 +26,7 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
         const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
         const base = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
         const curl = `curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/contacts?limit=2"`;
-        return { user: user.email, key, contacts: total, curl };
+        return { user: user.email, key, contacts: total, curl, serve: serveCommand(config.database) };
       });
       print(
         io,
@@ -33,7 +35,7 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
         [
           `Demo user ${result.user} (pro) has ${result.contacts} contacts.`,
           `API key (shown only now): ${result.key}`,
-          'With the server running (npx contacts-api serve), try:',
+          `With the server running (${result.serve}), try:`,
           `  ${result.curl}`,
         ].join('\n'),
       );
@@ -54,4 +56,13 @@ async function ensureDemoUser(store: Store): Promise<User> {
   await store.contacts.importContacts(user.id, records);
   for (const { duplicateId, survivorId } of merges) await store.contacts.merge(user.id, duplicateId, survivorId);
   return user;
+}
+
+/**
+ * The command that serves this database, runnable from any directory: the built CLI and the database by absolute
+ * path (a PostgreSQL URL is not repeated, as it may hold a password).
+ */
+function serveCommand(database: DatabaseTarget): string {
+  const cli = `node ${fileURLToPath(new URL('../main.js', import.meta.url))} serve`;
+  return database.kind === 'sqlite' ? `DATABASE_URL=file:${database.path} ${cli}` : `${cli}, with the same DATABASE_URL`;
 }

@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
+import { loadConfig } from '../../config.js';
+import { InputError } from '../../domain/errors.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createAuthenticator } from '../../auth/authenticator.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
@@ -15,6 +18,13 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
     .command('mcp')
     .description(`serve the contact tools to a local agent over MCP on stdin/stdout (key in ${MCP_KEY_VARIABLE})`)
     .action(async () => {
+      const key = io.env[MCP_KEY_VARIABLE]?.trim();
+      if (!key) throw new InputError(`${MCP_KEY_VARIABLE} is not set; mcp serves the contacts of that key's user`);
+      const { database } = loadConfig(io.env);
+      // An agent's config with a relative or mistyped path would otherwise get a new, empty database and no contacts.
+      if (database.kind === 'sqlite' && database.path !== ':memory:' && !existsSync(database.path)) {
+        throw new InputError(`No database at ${database.path}: set DATABASE_URL to the file:/absolute/path of the API's database`);
+      }
       await withStore(io, async (store, config) => {
         // stdout carries the protocol only: the log goes to stderr.
         const log = createLogger(config.logLevel, process.stderr);
@@ -23,8 +33,7 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
           apiKeyPrefix: config.apiKeyPrefix,
           onTouchError: (error) => log.warn({ err: error }, 'could not record API key use'),
         });
-        const key = io.env[MCP_KEY_VARIABLE]?.trim();
-        const authorization = key ? `Bearer ${key}` : undefined;
+        const authorization = `Bearer ${key}`;
         const owner = async () => (await authenticator.authenticate(authorization, CONTACTS_READ)).ownerId;
         // A bad key stops the command (exit 1, the API's 401/403 text on stderr) before anything is served.
         await owner();

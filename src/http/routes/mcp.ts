@@ -1,55 +1,82 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Authenticator } from '../../auth/authenticator.js';
+import type { Authenticator, Principal } from '../../auth/authenticator.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
+import { batchRefusal } from '../../mcp/batches.js';
+import { MeteredTransport, type ToolCallAdmission } from '../../mcp/metered-transport.js';
 import { createMcpServer } from '../../mcp/server.js';
 import type { ContactStore } from '../../store/store.js';
 import { INTERNAL_ERROR_MESSAGE } from '../errors.js';
-import type { EnforceRateLimit } from '../rate-limit.js';
+import type { RateLimiter } from '../rate-limit.js';
 
 export const MCP_PATH = '/mcp';
+/** A batch of 20 calls takes a few KB; anything near this is not a client talking to these three tools. */
+export const MCP_BODY_LIMIT_BYTES = 64 * 1024;
+/**
+ * Measured: list_contacts with limit 100 answers about 90 KB over a realistic network, 570 KB when every contact
+ * carries a scraped profile of a few KB (the benchmark's large enrichment). A MiB holds that page with room to
+ * spare, and is already more than a model's context takes in; a bigger page is refused with advice to page smaller.
+ */
+export const MCP_RESPONSE_LIMIT_BYTES = 1024 * 1024;
 
 /**
  * The hosted MCP endpoint (Streamable HTTP), stateless: each POST gets its own server and transport, so any
  * instance can answer any request. The key is checked (and rate-limited) exactly as for the REST API, before the
  * body is read; only POST is served, so GET (no server-sent stream) and DELETE (no session) get 405.
+ * A request spends one unit of the key's limit, which pays for its first tool call; each further tool call of a
+ * batch spends one more (docs/mcp-limits.md).
  */
 export function registerMcpRoute(
   app: FastifyInstance,
-  deps: { contacts: ContactStore; authenticator: Authenticator; rateLimit: EnforceRateLimit },
+  deps: { contacts: ContactStore; authenticator: Authenticator; rateLimiter: RateLimiter },
 ): void {
-  const owners = new WeakMap<FastifyRequest, string>();
+  const principals = new WeakMap<FastifyRequest, Principal>();
 
   app.post(
     MCP_PATH,
     {
       schema: { hide: true },
+      bodyLimit: MCP_BODY_LIMIT_BYTES,
       onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
         const principal = await deps.authenticator.authenticate(request.headers.authorization, CONTACTS_READ);
-        owners.set(request, principal.ownerId);
-        await deps.rateLimit(principal.keyId, reply);
+        principals.set(request, principal);
+        await deps.rateLimiter.enforce(principal.keyId, reply);
       },
     },
     async (request, reply) => {
-      const ownerId = owners.get(request)!;
+      const refusal = batchRefusal(request.body, headerValue(request.headers['mcp-protocol-version']));
+      if (refusal !== null) return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: refusal } });
+      const { ownerId, keyId } = principals.get(request)!;
       const server = createMcpServer({
         contacts: deps.contacts,
         owner: async () => ownerId,
         onError: (error) => request.log.error({ err: error }, 'MCP tool failed'),
       });
+      let prepaidToolCalls = 1;
+      const admitToolCall = async (): Promise<ToolCallAdmission> => {
+        if (prepaidToolCalls > 0) {
+          prepaidToolCalls -= 1;
+          return { allowed: true };
+        }
+        const verdict = await deps.rateLimiter.count(keyId, request.log);
+        // The response is written once every call has answered, so its headers end up telling the batch's final count.
+        for (const [name, value] of Object.entries(verdict.headers)) reply.raw.setHeader(name, value);
+        return verdict;
+      };
       // JSON responses rather than an event stream: every tool answers at once, and plain JSON passes any proxy.
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const metered = new MeteredTransport(transport, { maxResponseBytes: MCP_RESPONSE_LIMIT_BYTES, admitToolCall });
       // The transport writes the response itself; the headers set so far (no-store, request id, …) go with it.
       reply.hijack();
       for (const [name, value] of Object.entries(reply.getHeaders())) {
         if (value !== undefined) reply.raw.setHeader(name, value);
       }
       reply.raw.once('close', () => {
-        void transport.close();
+        void metered.close();
         void server.close();
       });
       try {
-        await server.connect(transport);
+        await server.connect(metered);
         await transport.handleRequest(request.raw, reply.raw, request.body);
       } catch (error) {
         request.log.error({ err: error }, 'MCP request failed');
@@ -62,4 +89,8 @@ export function registerMcpRoute(
       }
     },
   );
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
 }
