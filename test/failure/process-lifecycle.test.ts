@@ -128,6 +128,19 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     expect(warnings.length).toBeLessThanOrEqual(2);
   });
 
+  it('keeps serving, and stops cleanly, after its log reader went away (a broken pipe stops logging and nothing else)', async () => {
+    const { server, pids } = await startWorkers({ LOG_LEVEL: 'info' });
+    server.child.stdout!.destroy();
+    for (let i = 0; i < 200; i += 1) {
+      const response = await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: { ...bearer(key), connection: 'close' } });
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+    }
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(await stillRunningAfter(pids, STOP_BOUND_SLACK_MS)).toEqual([]);
+  });
+
   it('kills a worker that overruns SHUTDOWN_TIMEOUT_MS, without relying on the worker’s own timer', async () => {
     const shutdownTimeoutMs = 1_000;
     const { server, pids } = await startWorkers({ SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs), LOG_LEVEL: 'warn' });
