@@ -79,7 +79,10 @@ export interface KeyStore {
   /** Revokes the key; revoking twice keeps the first time. Returns null when no such key exists. */
   revoke(keyId: string): Promise<ApiKeyRecord | null>;
   findByHash(secretHash: string): Promise<KeyWithOwner | null>;
-  /** Records use of the key unless it was already recorded after `unlessUsedAfter`. */
+  /**
+   * Records use of the key unless it was already recorded after `unlessUsedAfter`. Never waits for a lock another
+   * connection holds: while one does, the use is kept and written (with its own time) once the lock is free.
+   */
   touch(keyId: string, usedAt: string, unlessUsedAfter: string): Promise<void>;
 }
 
@@ -153,6 +156,12 @@ export interface StoreOptions {
    * busy_timeout, the wait for another connection's write lock (unset: 5 s).
    */
   statementTimeoutMs?: number;
+  /**
+   * Set by the administrative commands: on SQLite, where one process writes at a time, a write waits for another
+   * process's write as long as it takes instead of failing after the busy timeout, and this is called once with a
+   * line to show when a wait passes 2 s. PostgreSQL writers wait for row locks anyway, and are not told.
+   */
+  onLongLockWait?: (notice: string) => void;
   /**
    * How long a listing reuses an owner's count and version before asking the database again (unset: 0, ask on
    * every page). Contact changes become visible to listings within this bound.

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
-import { openStore } from '../../store/open-store.js';
+import { openCommandStore } from '../context.js';
 import { print, type CliIo } from '../io.js';
 
 export function registerMigrateCommand(program: Command, io: CliIo): void {
@@ -9,7 +9,7 @@ export function registerMigrateCommand(program: Command, io: CliIo): void {
     .description('apply pending database migrations (serve also does this at start-up)')
     .option('--json', 'print one JSON object')
     .action(async (options: { json?: boolean }) => {
-      const store = await openStore(loadConfig(io.env).database);
+      const store = await openCommandStore(io, loadConfig(io.env));
       try {
         const applied = await store.migrate();
         const human = applied.length === 0 ? 'Database is up to date' : `Applied migrations: ${applied.join(', ')}`;

@@ -11,6 +11,7 @@ import { foundContact, MAX_MERGE_HOPS } from '../contact-lookup.js';
 import { CONTACT_COLUMNS, CONTACT_VALUE_COLUMNS, contactFromRow, type ContactRow } from '../contact-row.js';
 import { planContactWrite, type ContactWrite, type ExistingContact } from '../import-plan.js';
 import { importInBulk } from '../bulk-import.js';
+import { KeyUseRecorder, type KeyUse } from '../key-use-recorder.js';
 import { pendingMigrations } from '../migration.js';
 import { PagedListing, parsePageJson, type PagedListingOptions } from '../paged-listing.js';
 import { searchAsync } from '../search-plan.js';
@@ -166,14 +167,16 @@ class PostgresStore implements Store {
   readonly users: UserStore;
   readonly keys: KeyStore;
   readonly contacts: ContactStore;
+  private readonly keyUses: KeyUseRecorder;
   private closed = false;
 
   constructor(
     private readonly pool: pg.Pool,
     listingOptions: PagedListingOptions,
   ) {
+    this.keyUses = new KeyUseRecorder((uses) => recordKeyUsesUnlessLocked(pool, uses));
     this.users = new PostgresUserStore(pool);
-    this.keys = new PostgresKeyStore(pool);
+    this.keys = new PostgresKeyStore(pool, this.keyUses);
     this.contacts = new PostgresContactStore(pool, listingOptions);
   }
 
@@ -218,6 +221,7 @@ class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.keyUses.close();
     await this.pool.end();
   }
 }
@@ -272,7 +276,10 @@ class PostgresUserStore implements UserStore {
 }
 
 class PostgresKeyStore implements KeyStore {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly uses: KeyUseRecorder,
+  ) {}
 
   async create(key: NewApiKey): Promise<ApiKeyRecord> {
     const { rows } = await this.pool.query<ApiKeyRecord>(
@@ -319,14 +326,37 @@ class PostgresKeyStore implements KeyStore {
   }
 
   async touch(keyId: string, usedAt: string, unlessUsedAfter: string): Promise<void> {
-    if (!isUuid(keyId)) return;
-    await this.pool.query({
-      name: 'api_keys_touch',
-      text: `UPDATE api_keys SET last_used_at = $1::timestamptz
-             WHERE id = $2::uuid AND (last_used_at IS NULL OR last_used_at <= $3::timestamptz)`,
-      values: [usedAt, keyId, unlessUsedAfter],
-    });
+    if (isUuid(keyId)) await this.uses.record({ keyId, usedAt, unlessUsedAfter });
   }
+}
+
+/**
+ * Records the uses whose keys no other transaction has locked (SKIP LOCKED: a touch never queues behind a
+ * transaction holding an api_keys row, so it holds its pool connection for one short statement), and returns
+ * the uses still due that it had to skip. The final SELECT reads the snapshot from before the update.
+ */
+const RECORD_KEY_USES_SQL = `
+  WITH uses AS (
+    SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS u(id, used_at, unless_used_after)
+  ), free AS (
+    SELECT k.id FROM api_keys k JOIN uses ON uses.id = k.id
+    WHERE k.last_used_at IS NULL OR k.last_used_at <= uses.unless_used_after
+    FOR UPDATE OF k SKIP LOCKED
+  ), touched AS (
+    UPDATE api_keys k SET last_used_at = uses.used_at FROM free JOIN uses ON uses.id = free.id
+    WHERE k.id = free.id RETURNING k.id
+  )
+  SELECT uses.id FROM uses JOIN api_keys k ON k.id = uses.id
+  WHERE (k.last_used_at IS NULL OR k.last_used_at <= uses.unless_used_after) AND uses.id NOT IN (SELECT id FROM touched)`;
+
+async function recordKeyUsesUnlessLocked(pool: pg.Pool, uses: KeyUse[]): Promise<KeyUse[]> {
+  const { rows } = await pool.query<{ id: string }>({
+    name: 'api_keys_record_uses',
+    text: RECORD_KEY_USES_SQL,
+    values: [uses.map((use) => use.keyId), uses.map((use) => use.usedAt), uses.map((use) => use.unlessUsedAfter)],
+  });
+  const skipped = new Set(rows.map((row) => row.id));
+  return uses.filter((use) => skipped.has(use.keyId));
 }
 
 /** The end of the merge chain from the id asked for, in one statement (one snapshot). */

@@ -13,6 +13,7 @@ import { foundContact, MAX_MERGE_HOPS } from '../contact-lookup.js';
 import { CONTACT_COLUMNS, CONTACT_VALUE_COLUMNS, contactFromRow, type ContactRow } from '../contact-row.js';
 import { planContactWrite, type ExistingContact } from '../import-plan.js';
 import { importInBulk } from '../bulk-import.js';
+import { KeyUseRecorder, type KeyUse } from '../key-use-recorder.js';
 import { pendingMigrations } from '../migration.js';
 import { PagedListing, parsePageJson, type PagedListingOptions } from '../paged-listing.js';
 import { searchSync } from '../search-plan.js';
@@ -37,6 +38,7 @@ import type {
 import { SqliteBulkLoad } from './bulk-load.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteSearchReads } from './sqlite-search.js';
+import { SqliteWriteLock } from './write-lock.js';
 
 type Row = Record<string, unknown>;
 
@@ -73,9 +75,16 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Store
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  // How long a statement waits for another connection's write lock before failing.
-  db.pragma(`busy_timeout = ${options.statementTimeoutMs ?? 5000}`);
-  return new SqliteStore(db, { stateTtlMs: options.listingStateTtlMs });
+  const { onLongLockWait } = options;
+  const writeLock = new SqliteWriteLock(db, {
+    busyTimeoutMs: options.statementTimeoutMs ?? 5000,
+    onLongWait: onLongLockWait && (() => onLongLockWait(longWaitNotice(path))),
+  });
+  return new SqliteStore(db, writeLock, { stateTtlMs: options.listingStateTtlMs });
+}
+
+function longWaitNotice(path: string): string {
+  return `waiting for the database: another process is writing (${path}); this command goes on once it is done (Ctrl-C gives up)`;
 }
 
 class SqliteStore implements Store {
@@ -85,24 +94,29 @@ class SqliteStore implements Store {
   readonly contacts: ContactStore;
 
   private readonly statements: Statements;
+  private readonly keyUses: KeyUseRecorder;
 
   constructor(
     private readonly db: Database.Database,
+    private readonly writeLock: SqliteWriteLock,
     listingOptions: PagedListingOptions,
   ) {
     const statements = new Statements(db);
     this.statements = statements;
-    this.users = new SqliteUserStore(statements);
-    this.keys = new SqliteKeyStore(statements);
-    this.contacts = new SqliteContactStore(statements, listingOptions);
+    this.keyUses = new KeyUseRecorder(async (uses) => recordKeyUsesIfFree(statements, writeLock, uses));
+    this.users = new SqliteUserStore(statements, writeLock);
+    this.keys = new SqliteKeyStore(statements, writeLock, this.keyUses);
+    this.contacts = new SqliteContactStore(statements, writeLock, listingOptions);
   }
 
   async migrate(): Promise<number[]> {
-    const apply = this.db.transaction(() => {
+    // Read first: with nothing to apply, a server or a command starts without waiting for another process's write.
+    if (this.unappliedMigrations().length === 0) return [];
+    // The write lock is taken first, so two processes migrating at once run one after the other.
+    return this.writeLock.run(() => {
       this.db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
         version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-      const rows = this.db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[];
-      const pending = pendingMigrations(SQLITE_MIGRATIONS, new Set(rows.map((row) => row.version)));
+      const pending = this.unappliedMigrations();
       for (const migration of pending) {
         this.db.exec(migration.sql);
         this.db
@@ -111,8 +125,12 @@ class SqliteStore implements Store {
       }
       return pending.map((migration) => migration.version);
     });
-    // IMMEDIATE takes the write lock first, so two processes migrating at once run one after the other.
-    return apply.immediate();
+  }
+
+  private unappliedMigrations(): ReturnType<typeof pendingMigrations> {
+    const table = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+    const rows = table ? (this.db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]) : [];
+    return pendingMigrations(SQLITE_MIGRATIONS, new Set(rows.map((row) => row.version)));
   }
 
   async bulkImport(users: readonly NewUser[], batches: AsyncIterable<OwnerBatch>): Promise<{ usersCreated: number; contacts: number }> {
@@ -120,8 +138,8 @@ class SqliteStore implements Store {
     // transactions nest as savepoints.
     const cacheSize = this.db.pragma('cache_size', { simple: true });
     this.db.pragma(`cache_size = ${BULK_CACHE_KIB}`);
-    this.db.exec('BEGIN IMMEDIATE');
     try {
+      await this.writeLock.begin();
       const bulkLoad = SqliteBulkLoad.begin(this.db);
       this.statements.bulkLoad = bulkLoad;
       const result = await importInBulk(this, users, batches);
@@ -142,17 +160,30 @@ class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.keyUses.close();
     this.db.close();
   }
 }
 
+/** Writes the uses in one transaction if no other connection is writing; else leaves them all. */
+function recordKeyUsesIfFree(statements: Statements, writeLock: SqliteWriteLock, uses: KeyUse[]): KeyUse[] {
+  const touch = statements.get('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)');
+  const recorded = writeLock.runIfFree(() => {
+    for (const use of uses) touch.run(use.usedAt, use.keyId, use.unlessUsedAfter);
+  });
+  return recorded ? [] : uses;
+}
+
 class SqliteUserStore implements UserStore {
-  constructor(private readonly statements: Statements) {}
+  constructor(
+    private readonly statements: Statements,
+    private readonly writeLock: SqliteWriteLock,
+  ) {}
 
   async create(user: NewUser): Promise<User> {
     const now = new Date().toISOString();
     const created: User = { id: newId(), email: user.email, name: user.name, plan: user.plan, created_at: now };
-    const insert = this.statements.db.transaction(() => {
+    const insert = () => {
       this.statements
         .get('INSERT INTO users (id, email, name, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
         .run(created.id, created.email, created.name, created.plan, now, now);
@@ -162,9 +193,9 @@ class SqliteUserStore implements UserStore {
            VALUES (?, ?, 1, ?, ?, ?, ?)`,
         )
         .run(newId(), created.id, created.name, created.email, now, now);
-    });
+    };
     try {
-      insert.immediate();
+      await this.writeLock.run(insert);
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
         throw new InputError(`A user with email ${user.email} already exists`);
@@ -182,24 +213,32 @@ class SqliteUserStore implements UserStore {
   }
 
   async setPlan(userId: string, plan: Plan): Promise<User> {
-    const row = this.statements
-      .get(`UPDATE users SET plan = ?, updated_at = ? WHERE id = ? RETURNING ${USER_COLUMNS}`)
-      .get(plan, new Date().toISOString(), userId);
+    const row = await this.writeLock.run(() =>
+      this.statements
+        .get(`UPDATE users SET plan = ?, updated_at = ? WHERE id = ? RETURNING ${USER_COLUMNS}`)
+        .get(plan, new Date().toISOString(), userId),
+    );
     if (!row) throw new NotFoundError(`No user with id ${userId}`);
     return row as User;
   }
 }
 
 class SqliteKeyStore implements KeyStore {
-  constructor(private readonly statements: Statements) {}
+  constructor(
+    private readonly statements: Statements,
+    private readonly writeLock: SqliteWriteLock,
+    private readonly uses: KeyUseRecorder,
+  ) {}
 
   async create(key: NewApiKey): Promise<ApiKeyRecord> {
-    const row = this.statements
-      .get(
-        `INSERT INTO api_keys (id, owner_id, label, scopes, secret_hash, created_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${KEY_COLUMNS}`,
-      )
-      .get(newId(), key.ownerId, key.label, JSON.stringify(key.scopes), key.secretHash, new Date().toISOString(), key.expiresAt);
+    const row = await this.writeLock.run(() =>
+      this.statements
+        .get(
+          `INSERT INTO api_keys (id, owner_id, label, scopes, secret_hash, created_at, expires_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${KEY_COLUMNS}`,
+        )
+        .get(newId(), key.ownerId, key.label, JSON.stringify(key.scopes), key.secretHash, new Date().toISOString(), key.expiresAt),
+    );
     return keyFromRow(row as Row);
   }
 
@@ -211,11 +250,11 @@ class SqliteKeyStore implements KeyStore {
   }
 
   async revoke(keyId: string): Promise<ApiKeyRecord | null> {
-    const row = this.statements
-      .get(
-        `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${KEY_COLUMNS}`,
-      )
-      .get(new Date().toISOString(), keyId.toLowerCase());
+    const row = await this.writeLock.run(() =>
+      this.statements
+        .get(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${KEY_COLUMNS}`)
+        .get(new Date().toISOString(), keyId.toLowerCase()),
+    );
     return row ? keyFromRow(row as Row) : null;
   }
 
@@ -232,9 +271,7 @@ class SqliteKeyStore implements KeyStore {
   }
 
   async touch(keyId: string, usedAt: string, unlessUsedAfter: string): Promise<void> {
-    this.statements
-      .get('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)')
-      .run(usedAt, keyId, unlessUsedAfter);
+    await this.uses.record({ keyId, usedAt, unlessUsedAfter });
   }
 }
 
@@ -256,6 +293,7 @@ class SqliteContactStore implements ContactStore {
 
   constructor(
     private readonly statements: Statements,
+    private readonly writeLock: SqliteWriteLock,
     listingOptions: PagedListingOptions,
   ) {
     this.listing = new PagedListing(sqlitePageSource(statements.db, (sql) => statements.get(sql)), listingOptions);
@@ -302,7 +340,7 @@ class SqliteContactStore implements ContactStore {
       `INSERT INTO contacts (id, owner_id, ${CONTACT_VALUE_COLUMNS.join(', ')})
        VALUES (?, ?, ${CONTACT_VALUE_COLUMNS.map(() => '?').join(', ')})`,
     );
-    const run = this.statements.db.transaction(() => {
+    await this.writeLock.run(() => {
       for (const record of records) {
         const found = record.contact.id === null ? undefined : (findExisting.get(record.contact.id) as Row | undefined);
         const existing: ExistingContact | undefined = found && {
@@ -328,12 +366,11 @@ class SqliteContactStore implements ContactStore {
         }
       }
     });
-    run.immediate();
     return records.length;
   }
 
   async merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void> {
-    this.statements.db.transaction(() => this.mergeNow(ownerId, duplicateId, survivorId, new Date().toISOString())).immediate();
+    await this.writeLock.run(() => this.mergeNow(ownerId, duplicateId, survivorId, new Date().toISOString()));
   }
 
   private mergeNow(ownerId: string, duplicateId: string, survivorId: string, now: string, repeat: RepeatedMerge = 'refuse'): void {

@@ -1,0 +1,116 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type Database from 'better-sqlite3';
+
+/**
+ * How long one attempt at the lock may block the thread while a command waits: between attempts the event
+ * loop runs (signals, the notice), and the busy handler's polling within one keeps the wait short once it ends.
+ */
+const ATTEMPT_MS = 250;
+/** A wait longer than this is announced once, so that a command that seems stuck says why. */
+const LONG_LOCK_WAIT_MS = 2_000;
+
+export interface WriteLockPolicy {
+  /** How long a statement waits for another connection's write lock before failing (SQLite's busy_timeout). */
+  busyTimeoutMs: number;
+  /** When set, a write transaction waits for the lock as long as it takes, and this is told once it passes LONG_LOCK_WAIT_MS. */
+  onLongWait?: () => void;
+}
+
+/** True for SQLite's "database is locked": another connection holds the lock. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+/**
+ * SQLite lets one connection write at a time, across processes. Every write of the store goes through here, so
+ * that how long it may wait for that turn is decided in one place: the server's connection fails after its
+ * busy timeout (and records key use only when no wait is needed), an administrative command waits its turn.
+ */
+export class SqliteWriteLock {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly policy: WriteLockPolicy,
+  ) {
+    this.setBusyTimeout(policy.busyTimeoutMs);
+  }
+
+  /** Runs `work` in one write transaction (BEGIN IMMEDIATE), or as a savepoint of the transaction already open. */
+  async run<T>(work: () => T): Promise<T> {
+    if (!(await this.begin())) return this.db.transaction(work)();
+    return this.commitOrRollBack(work);
+  }
+
+  /**
+   * Takes the write lock with BEGIN IMMEDIATE, waiting as the policy says. Resolves to false, without beginning,
+   * when this connection is already in a transaction (the caller's work then joins it).
+   */
+  async begin(): Promise<boolean> {
+    if (this.db.inTransaction) return false;
+    const { onLongWait } = this.policy;
+    if (!onLongWait) {
+      this.db.exec('BEGIN IMMEDIATE');
+      return true;
+    }
+    const started = Date.now();
+    let announced = false;
+    this.setBusyTimeout(ATTEMPT_MS);
+    try {
+      while (!this.tryBegin()) {
+        if (!announced && Date.now() - started >= LONG_LOCK_WAIT_MS) {
+          announced = true;
+          onLongWait();
+        }
+        await nextTurn();
+        if (this.db.inTransaction) return false;
+      }
+      return true;
+    } finally {
+      this.setBusyTimeout(this.policy.busyTimeoutMs);
+    }
+  }
+
+  /**
+   * Runs `work` in a write transaction only if the lock is free right now: never waits, so the thread never
+   * blocks on another process's write. Returns false, having done nothing, when another connection holds it.
+   */
+  runIfFree(work: () => void): boolean {
+    if (this.db.inTransaction) {
+      this.db.transaction(work)();
+      return true;
+    }
+    this.setBusyTimeout(0);
+    try {
+      if (!this.tryBegin()) return false;
+    } finally {
+      this.setBusyTimeout(this.policy.busyTimeoutMs);
+    }
+    this.commitOrRollBack(work);
+    return true;
+  }
+
+  private commitOrRollBack<T>(work: () => T): T {
+    try {
+      const result = work();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  private tryBegin(): boolean {
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      return true;
+    } catch (error) {
+      if (isBusy(error)) return false;
+      throw error;
+    }
+  }
+
+  private setBusyTimeout(ms: number): void {
+    this.db.pragma(`busy_timeout = ${ms}`);
+  }
+}
