@@ -20,47 +20,87 @@ export interface LogDestination {
 }
 
 /**
- * Lines written to a pipe or socket without ever blocking: the descriptor is non-blocking and libuv writes what
- * the reader takes. What the reader leaves waits in memory up to `maxBufferedBytes`; further lines are dropped. A
- * broken pipe (the reader exited) stops logging and nothing else. The handle never keeps the process alive.
+ * The most a pipe takes in one write without splitting it (POSIX PIPE_BUF on Linux). Several processes write to
+ * one log pipe, so each write is whole lines within this size: a longer write may be cut where the pipe is full,
+ * and another process's line would land in the middle of one of ours.
+ */
+const ATOMIC_WRITE_BYTES = 4096;
+
+/**
+ * Lines written to a pipe or socket without ever blocking: the descriptor is non-blocking, and libuv writes what
+ * the reader takes, one write of whole lines (at most ATOMIC_WRITE_BYTES, unless one line is longer) at a time.
+ * What the reader leaves waits in memory up to `maxBufferedBytes`; further lines are dropped. A broken pipe (the
+ * reader exited) stops logging and nothing else. The handle never keeps the process alive.
  */
 export function nonBlockingDestination(socket: Socket, maxBufferedBytes = LOG_BUFFER_BYTES): LogDestination {
+  const queue: string[] = [];
+  let queuedBytes = 0;
+  let writing = false;
   let dropped = 0;
   let droppedSinceCaughtUp = 0;
   let broken = false;
   const caughtUpListeners: ((dropped: number) => void)[] = [];
+  const idleListeners = new Set<() => void>();
   socket.unref();
   socket.on('error', () => {
     broken = true;
+    queue.length = 0;
+    queuedBytes = 0;
     socket.destroy();
+    for (const listener of idleListeners) listener();
   });
-  socket.on('drain', () => {
+
+  const caughtUp = () => {
+    for (const listener of idleListeners) listener();
     if (droppedSinceCaughtUp === 0 || broken) return;
     const count = droppedSinceCaughtUp;
     droppedSinceCaughtUp = 0;
     for (const listener of caughtUpListeners) listener(count);
-  });
+  };
+  const writeNext = () => {
+    if (broken || queue.length === 0) {
+      writing = false;
+      if (!broken) caughtUp();
+      return;
+    }
+    writing = true;
+    let chunk = queue.shift()!;
+    let chunkBytes = Buffer.byteLength(chunk);
+    while (queue.length > 0 && chunkBytes + Buffer.byteLength(queue[0]!) <= ATOMIC_WRITE_BYTES) {
+      const line = queue.shift()!;
+      chunk += line;
+      chunkBytes += Buffer.byteLength(line);
+    }
+    socket.write(chunk, () => {
+      if (broken) return;
+      queuedBytes -= chunk.length;
+      writeNext();
+    });
+  };
+
   return {
     write(line: string) {
-      if (broken || socket.destroyed || socket.writableLength + line.length > maxBufferedBytes) {
+      if (broken || queuedBytes + line.length > maxBufferedBytes) {
         dropped += 1;
         if (!broken) droppedSinceCaughtUp += 1;
         return;
       }
-      socket.write(line);
+      queue.push(line);
+      queuedBytes += line.length;
+      if (!writing) writeNext();
     },
     dropped: () => dropped,
     onCaughtUp: (listener) => void caughtUpListeners.push(listener),
     flush: (timeoutMs) =>
       new Promise<void>((resolve) => {
-        if (broken || socket.destroyed || socket.writableLength === 0) return resolve();
+        if (broken || !writing) return resolve();
         const timer = setTimeout(done, timeoutMs);
         function done() {
           clearTimeout(timer);
-          socket.off('drain', done).off('close', done);
+          idleListeners.delete(done);
           resolve();
         }
-        socket.once('drain', done).once('close', done);
+        idleListeners.add(done);
       }),
   };
 }

@@ -126,6 +126,10 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     expect(reported).toBeLessThanOrEqual(droppedWhileStalled + 200);
     // One warning per worker that dropped lines, not one per dropped line.
     expect(warnings.length).toBeLessThanOrEqual(2);
+    // Two workers write to one pipe: each write is whole lines, so no line is ever cut into by another's.
+    const written = server.stdout().split('\n').slice(0, -1);
+    expect(written.length).toBeGreaterThan(1000);
+    for (const line of written) expect(() => JSON.parse(line), line).not.toThrow();
   });
 
   it('keeps serving, and stops cleanly, after its log reader went away (a broken pipe stops logging and nothing else)', async () => {

@@ -9,6 +9,8 @@ export interface ServerProcess {
   output(): string;
   /** The JSON log lines (stdout) written so far, parsed. */
   logLines(): Record<string, any>[];
+  /** Everything written to stdout so far, as written. */
+  stdout(): string;
   /** Resolves with the exit code once the process has exited. */
   exited: Promise<number | null>;
   /** Kills the process if it still runs (cleanup). */
@@ -45,6 +47,7 @@ export async function startServerProcess(env: NodeJS.ProcessEnv, port = 0): Prom
     child,
     url,
     output: () => output,
+    stdout: () => log,
     logLines: () =>
       log
         .split('\n')
