@@ -82,7 +82,7 @@ interface Database {
 async function prepareDatabase(name: string, url: string, dataset: string, fresh: boolean): Promise<Database> {
   let loadSeconds: number | null = null;
   if (fresh) {
-    log(`loading the dataset into ${name} through \`contacts-api bulk-import\``);
+    log(`loading the dataset into ${name} through \`contacts-read-api bulk-import\``);
     const started = Date.now();
     cli(url, 'bulk-import', '--users', join(dataset, 'users.ndjson'), '--contacts', join(dataset, 'contacts.ndjson'));
     loadSeconds = (Date.now() - started) / 1000;
@@ -300,7 +300,7 @@ async function main(): Promise<void> {
   const report = [
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; wrk -t1 -c${connections}, ${duration} s per figure after ${args.warmup} s warm-up, on the same machine.`,
     `Dataset: scale ${scale} (${shapeForScale(scale).contacts.toLocaleString('en')} contacts over ${shapeForScale(scale).users.toLocaleString('en')} users); the big network lists ${databases[0]!.bigTotal.toLocaleString('en')} contacts.`,
-    ...databases.filter((db) => db.loadSeconds !== null).map((db) => `Load through \`contacts-api bulk-import\` into ${db.name}: ${db.loadSeconds!.toFixed(1)} s.`),
+    ...databases.filter((db) => db.loadSeconds !== null).map((db) => `Load through \`contacts-read-api bulk-import\` into ${db.name}: ${db.loadSeconds!.toFixed(1)} s.`),
     '',
     table(results),
   ].join('\n');

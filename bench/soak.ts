@@ -1,5 +1,5 @@
 /**
- * Soak test: starts `contacts-api serve` as a child process, seeds a Pro user with contacts through the CLI,
+ * Soak test: starts `contacts-read-api serve` as a child process, seeds a Pro user with contacts through the CLI,
  * holds load on the contact list for a while with autocannon (loopback only), and reports latency, errors
  * and the server's resident memory over time — a leak shows as RSS that keeps growing after warm-up.
  *
