@@ -90,8 +90,20 @@ function queryMix(records: readonly ImportRecord[]): QueryClass[] {
     { name: 'email domain', queries: ['gmail', 'yahoo', 'outlook', 'icloud', 'proton', 'gmail.com', '@yahoo.com', 'proton.me'] },
     { name: 'tag', queries: ['founder', 'investor', 'friend', 'alumni', 'recruiter', 'advisor', 'press', 'family'] },
     { name: 'no match', queries: ['zzzz', 'qxqx', 'xylophonist', 'nobody here', 'zq', 'qq', 'jo zzz', 'gmail zzz'] },
+    ...ADVERSARIAL,
   ];
 }
+
+/**
+ * Queries that cost the most to answer exactly: short words that most contacts match, rare combinations of them
+ * that no index narrows, and digits that no contact of the dataset holds. Each stays within the query rules.
+ */
+const ADVERSARIAL: QueryClass[] = [
+  { name: 'adversarial: every letter', queries: [...'abcdefghijklmnopqrstuvwxyz'] },
+  { name: 'adversarial: one-letter words', queries: ['a 0', 'x y z', 'a b c d e', 'a b c d e f g h i j', 'e e e e', 'q 1', 'z a', 's m'] },
+  { name: 'adversarial: short words', queries: ['ma 0', 'jo a', 'ab cd ef', 'de la', 'an ab ac ad ae af ag ah', 'ke zz', 'gmail x', 'founder 0'] },
+  { name: 'adversarial: digits', queries: ['0', '1', '42', '2024', '0 0', '1 2 3', '007', 'a1'] },
+];
 
 async function importNetwork(store: Store, ownerId: string, records: readonly ImportRecord[]): Promise<void> {
   for (let start = 0; start < records.length; start += BATCH) {

@@ -1,6 +1,11 @@
 import { InputError } from './errors.js';
 
 export const SEARCH_QUERY_MAX_LENGTH = 200;
+/**
+ * The most words (as searchWords splits them) a query may have: each is one more test of every contact a search
+ * reads, and one more term for the index. Ten holds a full name with company and city, or a long email address.
+ */
+export const SEARCH_QUERY_MAX_WORDS = 10;
 export const SEARCH_LIMIT_MIN = 1;
 export const SEARCH_LIMIT_MAX = 50;
 export const SEARCH_LIMIT_DEFAULT = 10;
@@ -9,7 +14,7 @@ export const SEARCH_LIMIT_DEFAULT = 10;
 export const SEARCH_FIELDS = ['name', 'email', 'company', 'title', 'school', 'location', 'tags'] as const;
 
 export interface SearchRequest {
-  /** Trimmed, 1 to SEARCH_QUERY_MAX_LENGTH characters, no control characters. */
+  /** Trimmed, 1 to SEARCH_QUERY_MAX_LENGTH characters, at most SEARCH_QUERY_MAX_WORDS words, no control characters. */
   query: string;
   limit: number;
 }
@@ -107,7 +112,7 @@ export function searchMatcher(query: string): SearchMatcher {
   const phrase = words.join(' ');
   // A word of the query starts a word of the text when no letter, digit or mark comes right before it. Words are
   // letters, digits and marks only, so each is a literal pattern.
-  const starts = words.map((word) => new RegExp(NOT_AFTER_WORD_CHARACTER + word, 'u'));
+  const starts = [...new Set(words)].map((word) => new RegExp(NOT_AFTER_WORD_CHARACTER + word, 'u'));
   const lead = (value: string | null): SearchRank | null => {
     if (value === null) return null;
     // Words hold no spaces, so the joined text starts with the joined query exactly when the first words equal the
@@ -140,7 +145,8 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
  * Validates a search: the query is trimmed and must then be 1 to 200 characters without control characters
- * (NUL included); `limit` is an integer from 1 to 50, default 10. Throws InputError naming the problem.
+ * (NUL included), of at most 10 words; `limit` is an integer from 1 to 50, default 10. Throws InputError naming the
+ * problem.
  */
 export function parseSearchRequest(input: { query: unknown; limit?: unknown }): SearchRequest {
   if (typeof input.query !== 'string') throw new InputError('"query" must be a string');
@@ -151,6 +157,8 @@ export function parseSearchRequest(input: { query: unknown; limit?: unknown }): 
     throw new InputError(`"query" must be at most ${SEARCH_QUERY_MAX_LENGTH} characters; got ${length}`);
   }
   if (CONTROL_CHARACTER.test(query)) throw new InputError('"query" must not contain control characters');
+  const words = searchWords(query).length;
+  if (words > SEARCH_QUERY_MAX_WORDS) throw new InputError(`"query" must have at most ${SEARCH_QUERY_MAX_WORDS} words; got ${words}`);
   const limit = input.limit === undefined ? SEARCH_LIMIT_DEFAULT : input.limit;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < SEARCH_LIMIT_MIN || limit > SEARCH_LIMIT_MAX) {
     throw new InputError(`"limit" must be an integer from ${SEARCH_LIMIT_MIN} to ${SEARCH_LIMIT_MAX}; got ${String(limit)}`);

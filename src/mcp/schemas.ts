@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, OFFSET_DEFAULT, OFFSET_MAX, OFFSET_MIN } from '../domain/pagination.js';
-import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_LIMIT_MIN, SEARCH_QUERY_MAX_LENGTH } from '../domain/search.js';
+import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_LIMIT_MIN, SEARCH_QUERY_MAX_LENGTH, SEARCH_QUERY_MAX_WORDS } from '../domain/search.js';
 
 /*
  * The tools' input and output schemas. The output shapes are the REST API's (ContactSchema, PaginationSchema);
@@ -72,8 +72,9 @@ export const SearchContactsInput = z.strictObject({
   query: z
     .string()
     .describe(
-      `Words to find, 1 to ${SEARCH_QUERY_MAX_LENGTH} characters once trimmed; each must start a word of the name, ` +
-        'email, company, title, school, location or a tag (case, accents and punctuation ignored; no operators).',
+      `Words to find, 1 to ${SEARCH_QUERY_MAX_LENGTH} characters once trimmed and at most ${SEARCH_QUERY_MAX_WORDS} words; ` +
+        'each must start a word of the name, email, company, title, school, location or a tag (case, accents and ' +
+        'punctuation ignored; no operators).',
     ),
   limit: boundedInteger('limit', SEARCH_LIMIT_MIN, SEARCH_LIMIT_MAX, SEARCH_LIMIT_DEFAULT, 'Most contacts to return.'),
 });

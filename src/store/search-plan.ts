@@ -1,4 +1,11 @@
-import { SearchRank, type SearchMatcher, type SearchText } from '../domain/search.js';
+import { searchMatcher, SearchRank, type SearchMatcher, type SearchText } from '../domain/search.js';
+
+/**
+ * The most contacts one search reads, walked and looked up together: what bounds its cost whatever the query
+ * (about 8 ms of reading and ranking on the benchmark's machine). When a search reaches it, it answers with the best
+ * it has read. See docs/search.md.
+ */
+export const SEARCH_CANDIDATE_BUDGET = 2_000;
 
 /**
  * What an index lookup narrows to, widest last: contacts that may rank `exact` (name or email words are the
@@ -29,17 +36,24 @@ export interface WalkStretch<C> {
 
 /**
  * The reads a search needs from a store, each over one owner's listable contacts (never merged, never the self
- * contact). Lookups and walks may return more than matches (the domain's ranking decides), never fewer.
+ * contact). Lookups and walks may return more than matches (the domain's ranking decides), never fewer but for a
+ * lookup's `max`.
  */
 export interface SearchReads<C> {
   /** How many listable contacts the owner has. */
   size(): number;
   /**
-   * Every contact that may be in `scope`, in list order (`created_at`, then `id`), from the search index. For the
-   * `exact` and `prefix` scopes `rest` may be left null: those ranks depend on name and email alone.
+   * Contacts that may be in `scope`, after `after` in list order (from the start when null), from the search index,
+   * returned in list order (`created_at`, then `id`): all of them, or `max` when there are more, the first ones the
+   * index yields, so that the database never reads past `max`. The `words` scope narrows by lookupWords (never
+   * asked when there are none). For the `exact` and `prefix` scopes `rest` may be left null: those ranks depend on
+   * name and email alone.
    */
-  lookup(scope: SearchScope): C[];
-  /** The next `count` contacts in list order after `after` (from the start when null). */
+  lookup(scope: SearchScope, after: WalkPosition | null, max: number): C[];
+  /**
+   * The next `count` contacts in list order after `after` (from the start when null): at least those that may match
+   * and those a `words` lookup would return (a store may pass them all), so that the plan can estimate its cost.
+   */
   walk(after: WalkPosition | null, count: number): WalkStretch<C>;
 }
 
@@ -48,32 +62,40 @@ export type AsyncSearchReads<C> = {
   [K in keyof SearchReads<C>]: (...args: Parameters<SearchReads<C>[K]>) => Promise<ReturnType<SearchReads<C>[K]>>;
 };
 
-type Read = { kind: 'size' } | { kind: 'lookup'; scope: SearchScope } | { kind: 'walk'; after: WalkPosition | null; count: number };
+type Read =
+  | { kind: 'size' }
+  | { kind: 'lookup'; scope: SearchScope; after: WalkPosition | null; max: number }
+  | { kind: 'walk'; after: WalkPosition | null; count: number };
 type Plan<C, T> = Generator<Read, T, Answer<C>>;
 
-/** The walk's first stretch, which estimates how dense the matches are, and the most it ever covers. */
+/** The walk's first stretch, which estimates how dense the matches are. */
 const FIRST_STRETCH = 256;
-const WALK_LIMIT = 8192;
 
 /**
- * The query words an index lookup narrows by: those of 3 or more characters, or else the longest. A short prefix
- * (`o` of `o'kon`) matches a large part of any index and narrows little; ranking checks every word anyway.
+ * The query words a lookup of the `words` scope narrows by: those of 3 or more characters, or else the longest if it
+ * has 2. A short prefix (`o` of `o'kon`) matches a large part of any index and narrows little; ranking checks every
+ * word anyway. A one-letter word never narrows: the index expands it to every indexed word starting with it, on
+ * SQLite those of every owner, before any LIMIT applies (23 ms for `a` among the benchmark's 300,000 contacts).
  */
 export function lookupWords(words: readonly string[]): string[] {
-  const long = words.filter((word) => [...word].length >= 3);
+  const distinct = [...new Set(words)];
+  const long = distinct.filter((word) => [...word].length >= 3);
   if (long.length > 0) return long;
-  const longest = words.reduce((best, word) => ([...word].length > [...best].length ? word : best), '');
-  return longest === '' ? [] : [longest];
+  const longest = distinct.reduce((best, word) => ([...word].length > [...best].length ? word : best), '');
+  return [...longest].length >= 2 ? [longest] : [];
 }
 
 /**
- * Answers a search with the best `limit` contacts: rank, then list order. No rank ever sorts all its matches.
+ * Answers a search with the best `limit` contacts: rank, then list order. No rank ever sorts all its matches, and no
+ * search reads more than SEARCH_CANDIDATE_BUDGET contacts: past it, the best of those read.
  *
  * Exact matches come from the index (they are few). The prefix and word ranks each take the cheaper of two ways.
  * A walk of the list from the start, ranking as it goes, meets matches in list order and can stop at `limit`: it
  * costs about limit / density contacts, cheap for common matches (a first letter, `gmail`, a popular tag). An index
- * lookup returns every match already in list order: it costs about density × network size, cheap for rare ones.
- * The first stretch of the walk estimates the density; the walk goes on only while it promises to be cheaper.
+ * lookup returns the matches after the walk's last contact: it costs about density × network size, cheap for rare
+ * ones. The first stretch of the walk estimates both; the walk goes on while it promises to be cheaper and to fit
+ * in the budget, or while the lookup would cost over twice what is left. A `words` lookup may narrow by fewer words
+ * than the query has (lookupWords), so its cost is estimated from the contacts the walk met that have those words.
  */
 function* searchPlan<C extends SearchCandidate>(matcher: SearchMatcher, limit: number): Plan<C, C[]> {
   if (matcher.words.length === 0) return [];
@@ -87,44 +109,77 @@ function* searchPlan<C extends SearchCandidate>(matcher: SearchMatcher, limit: n
     return rank;
   };
   let size: number | undefined;
+  let read = 0;
+  const left = () => Math.max(0, SEARCH_CANDIDATE_BUDGET - read);
 
-  const walk = { rows: [] as C[], walked: 0, after: null as WalkPosition | null, ended: false };
+  const narrowing = lookupWords(matcher.words);
+  // Null when a `words` lookup would return exactly the matches, or cannot be made.
+  const narrowed = narrowing.length === 0 || narrowing.length === new Set(matcher.words).size ? null : searchMatcher(narrowing.join(' '));
+
+  const walk = { rows: [] as C[], walked: 0, after: null as WalkPosition | null, ended: false, passed: [] as C[], wordCandidates: 0 };
   function* walkOn(count: number): Plan<C, void> {
     const stretch = (yield { kind: 'walk', after: walk.after, count }) as WalkStretch<C>;
+    read += stretch.walked;
     walk.walked += stretch.walked;
     walk.after = stretch.last;
     walk.ended = stretch.walked < count;
     walk.rows.push(...stretch.rows.filter((row) => rankOf(row) !== null));
+    if (narrowed !== null) walk.passed.push(...stretch.rows);
+  }
+  /** How many of the contacts walked a `words` lookup would return; counted only when asked, as it costs a ranking. */
+  const wordCandidates = () => {
+    if (narrowed === null) return walk.rows.length;
+    walk.wordCandidates += walk.passed.filter((row) => narrowed.rank(row) !== null).length;
+    walk.passed = [];
+    return walk.wordCandidates;
+  };
+  function* lookUp(scope: SearchScope): Plan<C, C[]> {
+    const rows = (yield { kind: 'lookup', scope, after: walk.after, max: left() }) as C[];
+    read += rows.length;
+    return rows;
   }
 
   const found: C[] = [];
   const chosen = new Set<string>();
-  // A tier takes its rank and better ones not chosen yet: earlier tiers ended complete (else `found` would be
-  // full), so a better one seen now is one an index lookup missed. It is kept, if not in its place.
+  // A tier takes its rank and better ones not chosen yet: earlier tiers ended complete or out of budget (else
+  // `found` would be full), so a better one seen now is one a lookup missed or had no budget for. It is kept, if not
+  // in its place.
   const inTier = (rank: SearchRank) => (row: C) => {
     const own = rankOf(row);
     return own !== null && own <= rank && !chosen.has(row.id);
   };
 
-  /** The first `need` contacts of `rank` in list order, from the walk while it promises them cheaper, else the index. */
+  /** About how many contacts a lookup of `scope` after the walk would return; Infinity when none can be made. */
+  function* lookupCost(scope: SearchScope, met: number): Plan<C, number> {
+    if (scope === 'words' && narrowing.length === 0) return Infinity;
+    const density = (scope === 'words' ? wordCandidates() : met) / walk.walked;
+    if (density === 0) return 0;
+    size ??= (yield { kind: 'size' }) as number;
+    return density * Math.max(0, size - walk.walked);
+  }
+
+  /**
+   * The first `need` contacts of `rank` in list order: those the walk met, then, when it stops short, those a lookup
+   * finds after it. Fewer when the budget runs out first.
+   */
   function* tier(rank: SearchRank, scope: SearchScope, need: number): Plan<C, C[]> {
+    let met: C[];
     for (;;) {
-      const met = walk.rows.filter(inTier(rank));
-      if (met.length >= need || walk.ended) return met.slice(0, need);
-      if (walk.walked >= WALK_LIMIT) break;
+      met = walk.rows.filter(inTier(rank));
+      if (met.length >= need || walk.ended || left() === 0) return met.slice(0, need);
       let count = FIRST_STRETCH;
       if (walk.walked > 0) {
-        if (met.length === 0) break;
-        size ??= (yield { kind: 'size' }) as number;
-        const density = met.length / walk.walked;
-        const toWalk = (need - met.length) / density;
-        if (toWalk > density * size) break;
+        const toLookUp = yield* lookupCost(scope, met.length);
+        const toWalk = met.length === 0 ? Infinity : ((need - met.length) * walk.walked) / met.length;
         // A little past the estimate, which the next stretch refines if it falls short.
         count = Math.ceil(toWalk * 1.25) + 16;
+        // When neither fits in the budget, a lookup still finds more matches for what it reads: the index picks
+        // them. Up to twice the budget, so that the index's own work stays near the budget too.
+        if (toLookUp <= 2 * left() && (toWalk > toLookUp || count > left())) break;
       }
-      yield* walkOn(Math.min(count, WALK_LIMIT - walk.walked));
+      yield* walkOn(Math.min(count, left()));
     }
-    return firstOf((yield { kind: 'lookup', scope }) as C[], inTier(rank), need);
+    return [...met, ...firstOf(yield* lookUp(scope), inTier(rank), need - met.length)];
   }
 
   const choose = (rows: C[]) => {
@@ -133,8 +188,7 @@ function* searchPlan<C extends SearchCandidate>(matcher: SearchMatcher, limit: n
       chosen.add(row.id);
     }
   };
-  const exact = (yield { kind: 'lookup', scope: 'exact' }) as C[];
-  choose(firstOf(exact, (row) => rankOf(row) === SearchRank.exact, limit));
+  choose(firstOf(yield* lookUp('exact'), (row) => rankOf(row) === SearchRank.exact, limit));
   if (found.length < limit) choose(yield* tier(SearchRank.prefix, 'prefix', limit - found.length));
   if (found.length < limit) choose(yield* tier(SearchRank.words, 'words', limit - found.length));
   return found;
@@ -159,7 +213,7 @@ function answer<C>(reads: SearchReads<C> | AsyncSearchReads<C>, read: Read): Ans
     case 'size':
       return reads.size();
     case 'lookup':
-      return reads.lookup(read.scope);
+      return reads.lookup(read.scope, read.after, read.max);
     case 'walk':
       return reads.walk(read.after, read.count);
   }

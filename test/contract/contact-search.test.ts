@@ -3,7 +3,8 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Contact, ContactValues } from '../../src/domain/contact.js';
 import { InputError } from '../../src/domain/errors.js';
-import { searchRank, searchWords } from '../../src/domain/search.js';
+import { SEARCH_QUERY_MAX_WORDS, searchRank, searchWords } from '../../src/domain/search.js';
+import { SEARCH_CANDIDATE_BUDGET } from '../../src/store/search-plan.js';
 import { parseDatabaseUrl } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { describeEachBackend } from '../support/backends.js';
@@ -399,5 +400,82 @@ describeEachBackend('ContactStore.search across scripts and symbols', (db) => {
       const found = (await store.contacts.search(ownerId, query, 50)).map((contact) => contact.id);
       expect(found, query).toEqual(rankedIds(owned, query, 50));
     }
+  });
+});
+
+/**
+ * A network past the candidate budget, whose names start with every letter: one-letter words match nearly every
+ * contact and rare combinations of them are what no index narrows. Whatever the query, a search reads at most
+ * SEARCH_CANDIDATE_BUDGET contacts; what it returns must still be matches, best first, exact ones before all.
+ */
+describeEachBackend('ContactStore.search past the candidate budget', (db) => {
+  const FIRST = ['Ann', 'Bob', 'Carla', 'Dmitri', 'Eve', 'Farah', 'Gus', 'Hana', 'Ivo', 'Jo', 'Kim', 'Lee', 'Ming', 'Nia', 'Otto', 'Pia', 'Quinn', 'Rosa', 'Sam', 'Tess', 'Uma', 'Vic', 'Wes', 'Xena', 'Yuri', 'Zoë'];
+  const LAST = ['Abbott', 'Baker', 'Chen', 'Diaz', 'Ekwueme', 'Fox', 'Garcia', 'Ito', 'Moreau', 'Novak', 'Okafor', 'Smith'];
+  const SIZE = SEARCH_CANDIDATE_BUDGET + 1_500;
+  const LATE_NINE = SIZE - 100;
+  const EXACT = ['A', 'X Y Z', 'Ma 0', 'E E E E'];
+  let store: Store;
+  let ownerId: string;
+  let owned: Contact[];
+  const byName = (name: string) => owned.find((contact) => contact.name === name)!;
+
+  beforeAll(async () => {
+    store = db().store;
+    ownerId = (await createUser(store)).id;
+    const values = Array.from({ length: SIZE }, (_, i): Partial<ContactValues> => {
+      const first = FIRST[i % FIRST.length]!;
+      const last = LAST[Math.floor(i / FIRST.length) % LAST.length]!;
+      return {
+        name: `${first} ${last}`,
+        email: `${first}.${last}@gmail.com`.toLowerCase(),
+        // Digits are rare: a zebra now and then, and one nine late in the list, past the budget.
+        company: i % 997 === 0 ? `Zebra ${i}` : i === LATE_NINE ? '9 Lives' : `${last} Labs`,
+        tags: [i % 2 === 0 ? 'friend' : 'founder'],
+      };
+    });
+    owned = await importInOrder(store, ownerId, [...values, ...EXACT.map((name) => ({ name }))]);
+  });
+
+  const ADVERSARIAL = [...'abcdefghijklmnopqrstuvwxyz', '0', '9', 'a 0', 'x y z', 'a b c d e f g h i j', 'e e e e', 'ma 0', 'an ab ac', 'gmail x', 'gmail 9', 'zebra a', 'fr f'];
+
+  it('returns only matches, best rank first, ties in list order, for every adversarial query and limit', async () => {
+    const position = new Map(owned.map((contact, index) => [contact.id, index]));
+    for (const query of ADVERSARIAL) {
+      for (const limit of [10, 50]) {
+        const found = await store.contacts.search(ownerId, query, limit);
+        const ranked = found.map((contact) => ({ rank: searchRank(query, contact), at: position.get(contact.id) }));
+        expect(ranked.every((entry) => entry.rank !== null && entry.at !== undefined), `${query} (limit ${limit})`).toBe(true);
+        const sorted = [...ranked].sort((a, b) => a.rank! - b.rank! || a.at! - b.at!);
+        expect(ranked, `${query} (limit ${limit})`).toEqual(sorted);
+        expect(found.length, `${query} (limit ${limit})`).toBeLessThanOrEqual(limit);
+      }
+    }
+  });
+
+  it('returns exact matches first, though they come last in the list', async () => {
+    for (const [query, name] of [['a', 'A'], ['x y z', 'X Y Z'], ['ma 0', 'Ma 0'], ['e e e e', 'E E E E']] as const) {
+      expect((await store.contacts.search(ownerId, query, 10))[0]?.id, query).toBe(byName(name).id);
+    }
+  });
+
+  it('finds what the walk shows is rare in full, however short the other words', async () => {
+    for (const query of ['zebra a', 'zebra', '9 lives', 'quinn', 'ann abbott', 'founder', 'z']) {
+      for (const limit of [10, 50]) {
+        const found = (await store.contacts.search(ownerId, query, limit)).map((contact) => contact.id);
+        expect(found, `${query} (limit ${limit})`).toEqual(rankedIds(owned, query, limit));
+      }
+    }
+  });
+
+  it('past the budget, answers with the best of the contacts it read: "gmail 9" finds the nine before it, not the one after', async () => {
+    const nines = rankedIds(owned, 'gmail 9', 10);
+    expect(nines).toEqual([owned[997]!.id, owned[LATE_NINE]!.id]);
+    expect((await store.contacts.search(ownerId, 'gmail 9', 10)).map((contact) => contact.id)).toEqual([owned[997]!.id]);
+  });
+
+  it(`refuses a query of more than ${SEARCH_QUERY_MAX_WORDS} words`, async () => {
+    await expect(store.contacts.search(ownerId, 'a b c d e f g h i j k', 10)).rejects.toThrow(
+      new InputError('"query" must have at most 10 words; got 11'),
+    );
   });
 });

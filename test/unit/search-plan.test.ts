@@ -3,12 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { searchMatcher, type SearchRank } from '../../src/domain/search.js';
 import {
   lookupWords,
+  SEARCH_CANDIDATE_BUDGET,
   searchAsync,
   searchSync,
   type AsyncSearchReads,
   type SearchCandidate,
   type SearchReads,
   type SearchScope,
+  type WalkPosition,
 } from '../../src/store/search-plan.js';
 
 const SCOPE_RANK: Record<SearchScope, SearchRank> = { exact: 0, prefix: 1, words: 2 };
@@ -20,24 +22,28 @@ function network(values: { name?: string | null; email?: string | null; rest?: s
 
 /**
  * SearchReads over an array, counting what the plan reads. Lookups return the contacts of the scope plus every
- * tenth contact that does not match, since a store's index may return more than matches.
+ * thousandth contact that does not match, since a store's index may return more than matches; past `max`, the index
+ * yields the newest first, the order least like the list's.
  */
 function fakeReads(contacts: SearchCandidate[], query: string) {
   const matcher = searchMatcher(query);
   const cost = { walked: 0, lookups: [] as SearchScope[], looked: 0 };
+  const positions = new Map(contacts.map((contact, index) => [contact.id, index]));
+  const startAfter = (after: WalkPosition | null) => (after === null ? 0 : positions.get(after.id)! + 1);
   const reads: SearchReads<SearchCandidate> = {
     size: () => contacts.length,
-    lookup(scope) {
+    lookup(scope, after, max) {
       cost.lookups.push(scope);
-      const found = contacts.filter((contact, index) => {
-        const rank = matcher.rank(contact);
-        return (rank !== null && rank <= SCOPE_RANK[scope]) || index % 10 === 0;
-      });
+      const found: SearchCandidate[] = [];
+      for (let index = contacts.length - 1; index >= startAfter(after) && found.length < max; index -= 1) {
+        const rank = matcher.rank(contacts[index]!);
+        if ((rank !== null && rank <= SCOPE_RANK[scope]) || index % 1000 === 0) found.push(contacts[index]!);
+      }
       cost.looked += found.length;
-      return found;
+      return found.reverse();
     },
     walk(after, count) {
-      const start = after === null ? 0 : contacts.findIndex((contact) => contact.id === after.id) + 1;
+      const start = startAfter(after);
       const rows = contacts.slice(start, start + count);
       cost.walked += rows.length;
       const last = rows.at(-1);
@@ -99,18 +105,19 @@ describe('searchSync', () => {
     expect(cost.walked).toBe(256);
   });
 
-  it('walks past the first stretch only while that promises to be cheaper than a lookup, and never past 8192', () => {
+  it('walks past the first stretch only while that promises to be cheaper than a lookup', () => {
     // One match in 50: 10 matches cost ~500 contacts of walk, against ~400 rows of lookup at a 20,000-contact network.
     const sparse = network(Array.from({ length: 20_000 }, (_, i) => ({ rest: i % 50 === 7 ? 'founder' : 'friend' })));
     const walked = search(sparse, 'founder', 10);
     expect(walked.ids).toHaveLength(10);
     expect(walked.cost.lookups).toEqual(['exact', 'prefix']);
     expect(walked.cost.walked).toBeLessThan(1_000);
-    // Matches only at the end: the walk stops at its limit and the index answers.
-    const late = network(Array.from({ length: 40_000 }, (_, i) => ({ rest: i >= 39_000 || i % 100 === 0 ? 'founder' : 'friend' })));
+    // One match in 100, and a cluster at the end: walking to 50 matches would not fit in the budget; the index answers.
+    const late = network(Array.from({ length: 40_000 }, (_, i) => ({ rest: i >= 39_500 || i % 100 === 0 ? 'founder' : 'friend' })));
     const clustered = search(late, 'founder', 50);
     expect(clustered.ids).toEqual(bruteForce(late, 'founder', 50));
-    expect(clustered.cost.walked).toBeLessThanOrEqual(8192);
+    expect(clustered.cost.lookups).toEqual(['exact', 'prefix', 'words']);
+    expect(clustered.cost.walked + clustered.cost.looked).toBeLessThanOrEqual(SEARCH_CANDIDATE_BUDGET);
   });
 
   it('ranks exact and prefix matches first, even when they come last in the list', () => {
@@ -121,7 +128,7 @@ describe('searchSync', () => {
   it('never loses a match an index lookup misses: it comes with the next rank, in list order', () => {
     const contacts = network([...Array.from({ length: 2_000 }, (_, i) => ({ name: `Person ${i}`, rest: i === 1_500 ? 'ann' : null })), { name: 'Ann' }]);
     const { reads, matcher } = fakeReads(contacts, 'ann');
-    const blind: SearchReads<SearchCandidate> = { ...reads, lookup: (scope) => (scope === 'words' ? reads.lookup(scope) : []) };
+    const blind: SearchReads<SearchCandidate> = { ...reads, lookup: (scope, after, max) => (scope === 'words' ? reads.lookup(scope, after, max) : []) };
     expect(searchSync(blind, matcher, 10).map((contact) => contact.id)).toEqual(['001500', '002000']);
   });
 
@@ -132,6 +139,85 @@ describe('searchSync', () => {
   });
 });
 
+/**
+ * 12,000 contacts whose words start with most letters, as real names do, so that one-letter words match nearly all of
+ * them; digits and the word "zebra" are rare, and every contact has a gmail address.
+ */
+function wideNetwork(): SearchCandidate[] {
+  return network(
+    Array.from({ length: 12_000 }, (_, i) => ({
+      name: `${FIRST[i % FIRST.length]} ${LAST[Math.floor(i / FIRST.length) % LAST.length]}`,
+      email: `${FIRST[i % FIRST.length]}${i}@gmail.com`,
+      rest: `${['Acme', 'Hooli', 'Initech', 'Umbrella', 'Vandelay', 'Wonka', 'Globex', 'Kwik', 'Pied Piper', 'Tyrell', 'Yoyodyne', 'Massive', 'Nakatomi', 'Oscorp', 'Quartz', 'Rekall', 'Soylent', 'Xanadu', 'Jupiter', 'Falcon'][i % 20]} ${i % 997 === 0 ? `zebra ${i}` : 'labs'}`,
+    })),
+  );
+}
+
+const ADVERSARIAL_QUERIES = [...'abcdefghijklmnopqrstuvwxyz0', 'a 0', 'x y z', 'a b c d e f g h i j', 'e e e e', 'ma 0', 'an ab ac', 'gmail x', 'gmail 0', 'zebra a', 'labs 9'];
+
+describe('the candidate budget', () => {
+  const contacts = wideNetwork();
+
+  it(`never hands the plan more than ${SEARCH_CANDIDATE_BUDGET} contacts, walked and looked up together, whatever the query`, () => {
+    for (const query of ADVERSARIAL_QUERIES) {
+      for (const limit of [1, 10, 50]) {
+        const { cost } = search(contacts, query, limit);
+        expect(cost.walked + cost.looked, `${query} (limit ${limit})`).toBeLessThanOrEqual(SEARCH_CANDIDATE_BUDGET);
+      }
+    }
+  });
+
+  it('past the budget, answers with the best it read: every one a match, best rank first, ties in list order', () => {
+    for (const query of ADVERSARIAL_QUERIES) {
+      const matcher = searchMatcher(query);
+      const ranked = search(contacts, query, 50).ids.map((id) => ({ id, rank: matcher.rank(contacts[Number(id)]!) }));
+      expect(ranked.every((entry) => entry.rank !== null), query).toBe(true);
+      const sorted = [...ranked].sort((a, b) => a.rank! - b.rank! || a.id.localeCompare(b.id));
+      expect(ranked, query).toEqual(sorted);
+    }
+  });
+
+  it('still finds exact matches first, wherever they are in the list', () => {
+    const withExact = [...contacts, ...network([{ name: 'A' }, { name: 'X Y Z' }, { email: 'ma.0@example.com' }]).map((contact, i) => ({ ...contact, id: String(12_000 + i).padStart(6, '0') }))];
+    expect(search(withExact, 'a', 10).ids[0]).toBe('012000');
+    expect(search(withExact, 'x y z', 10).ids[0]).toBe('012001');
+    expect(search(withExact, 'ma 0 example com', 10).ids).toEqual(['012002']);
+  });
+
+  it('never narrows a lookup by a one-letter word: such queries find their word matches by walking', () => {
+    for (const query of ['a 0', 'x y z', 'a b c d e f g h i j', '0']) {
+      const { cost } = search(contacts, query, 10);
+      expect(cost.lookups, query).not.toContain('words');
+    }
+  });
+
+  it('makes no lookup that the walk shows would not fit in the budget: "gmail 9" narrows by gmail, which all have', () => {
+    const { ids, cost } = search(contacts, 'gmail 9', 10);
+    expect(cost.lookups).toEqual(['exact', 'prefix']);
+    expect(cost.walked).toBe(SEARCH_CANDIDATE_BUDGET - cost.looked);
+    // The best of the contacts walked: zebra 997 matches, zebra 9970 too, past the budget.
+    expect(ids).toEqual(['000997']);
+    expect(bruteForce(contacts, 'gmail 9', 10)).toEqual(['000997', '009970']);
+  });
+
+  it('looks up when neither the walk nor the lookup fits: the index picks matches, so more come back for the budget', () => {
+    // One match in 45 of 100,000: 50 matches cost 2,250 contacts of walk, or a lookup of 2,222, cut to the budget.
+    const contacts = network(Array.from({ length: 100_000 }, (_, i) => ({ name: i % 45 === 0 ? `Ivy ${i}` : `Person ${i}` })));
+    const { ids, cost } = search(contacts, 'ivy', 50);
+    expect(cost.lookups).toEqual(['exact', 'prefix']);
+    expect(cost.walked).toBe(256);
+    expect(cost.walked + cost.looked).toBeLessThanOrEqual(SEARCH_CANDIDATE_BUDGET);
+    expect(ids).toHaveLength(50);
+    expect(Math.floor(SEARCH_CANDIDATE_BUDGET / 45)).toBeLessThan(50);
+  });
+
+  it('looks up what the walk shows is rare, however short the other words: "zebra a" finds every zebra', () => {
+    const { ids, cost } = search(contacts, 'zebra a', 50);
+    expect(cost.lookups).toEqual(['exact', 'prefix', 'words']);
+    expect(ids).toEqual(bruteForce(contacts, 'zebra a', 50));
+  });
+});
+
 describe('searchAsync', () => {
   it('runs the same plan on a store that answers asynchronously', async () => {
     const contacts = network(Array.from({ length: 3_000 }, (_, i) => ({ name: `${FIRST[i % FIRST.length]} ${LAST[i % LAST.length]}` })));
@@ -139,7 +225,7 @@ describe('searchAsync', () => {
       const { reads, matcher } = fakeReads(contacts, query);
       const asyncReads: AsyncSearchReads<SearchCandidate> = {
         size: async () => reads.size(),
-        lookup: async (scope) => reads.lookup(scope),
+        lookup: async (scope, after, max) => reads.lookup(scope, after, max),
         walk: async (after, count) => reads.walk(after, count),
       };
       expect((await searchAsync(asyncReads, matcher, 10)).map((contact) => contact.id), query).toEqual(bruteForce(contacts, query, 10));
@@ -148,10 +234,17 @@ describe('searchAsync', () => {
 });
 
 describe('lookupWords', () => {
-  it('narrows by the words of 3 characters or more, or else by the longest', () => {
+  it('narrows by the words of 3 characters or more, or else by the longest if it has 2, each once', () => {
     expect(lookupWords(['o', 'kon', 'keshaun'])).toEqual(['kon', 'keshaun']);
     expect(lookupWords(['jo', 's'])).toEqual(['jo']);
     expect(lookupWords(['王小'])).toEqual(['王小']);
+    expect(lookupWords(['ann', 'lee', 'ann'])).toEqual(['ann', 'lee']);
     expect(lookupWords([])).toEqual([]);
+  });
+
+  it('never narrows by a one-letter word', () => {
+    expect(lookupWords(['a', '0'])).toEqual([]);
+    expect(lookupWords(['x', 'y', 'z'])).toEqual([]);
+    expect(lookupWords(['李'])).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import {
   SEARCH_LIMIT_MAX,
   SEARCH_LIMIT_MIN,
   SEARCH_QUERY_MAX_LENGTH,
+  SEARCH_QUERY_MAX_WORDS,
   SearchRank,
   searchMatcher,
   searchRank,
@@ -33,6 +34,16 @@ describe('parseSearchRequest', () => {
     expect(parseSearchRequest({ query: 'x'.repeat(200) }).query).toHaveLength(200);
     expect(parseSearchRequest({ query: '😀'.repeat(200) }).query).toHaveLength(400);
     refused({ query: 'x'.repeat(201) }, '"query" must be at most 200 characters; got 201');
+  });
+
+  it('takes at most 10 words, counted as searchWords splits them', () => {
+    expect(SEARCH_QUERY_MAX_WORDS).toBe(10);
+    expect(parseSearchRequest({ query: 'a b c d e f g h i j' }).query).toBe('a b c d e f g h i j');
+    expect(parseSearchRequest({ query: 'jean-luc.picard+work@mail.starfleet.example.org' }).query).toContain('picard');
+    expect(parseSearchRequest({ query: '%% a ** b ""' }).query).toBe('%% a ** b ""');
+    refused({ query: 'a b c d e f g h i j k' }, '"query" must have at most 10 words; got 11');
+    refused({ query: 'a.b.c.d.e.f.g.h.i.j.k.l' }, '"query" must have at most 10 words; got 12');
+    refused({ query: '0 '.repeat(100) }, '"query" must have at most 10 words; got 100');
   });
 
   it('refuses a query that is empty once trimmed, not a string, or holds control characters (NUL included)', () => {
@@ -138,6 +149,11 @@ describe('searchMatcher', () => {
     expect(matcher.rank({ name: 'Ada Lovelace', email: null, rest: null })).toBe(SearchRank.prefix);
     expect(matcher.rank({ name: 'Ada', email: null, rest: 'Lovelace Ltd\nfriend' })).toBe(SearchRank.words);
     expect(matcher.rank({ name: 'Ada', email: null, rest: null })).toBeNull();
+  });
+
+  it('counts a repeated word once: "e e e e" asks for one word starting with e', () => {
+    expect(searchMatcher('e e e e').rank({ name: 'Eve', email: null, rest: null })).toBe(SearchRank.words);
+    expect(searchMatcher('e e').rank({ name: 'E E', email: null, rest: null })).toBe(SearchRank.exact);
   });
 
   it('gives the same rank as searchRank on the contact’s searchText', () => {

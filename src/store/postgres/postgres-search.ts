@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { lookupWords, type AsyncSearchReads, type SearchCandidate, type WalkPosition } from '../search-plan.js';
+import { lookupWords, type AsyncSearchReads, type SearchCandidate, type SearchScope, type WalkPosition } from '../search-plan.js';
 
 /** A contact as the PostgreSQL search reads it. */
 export type PostgresCandidate = SearchCandidate;
@@ -11,14 +11,18 @@ const LISTABLE = 'owner_id = $1::uuid AND merged_into IS NULL AND NOT is_self';
 const SIZE_SQL = 'SELECT total FROM owner_listing WHERE owner_id = $1::uuid';
 
 /**
- * $2 the scope, $3 the query; the tsquery is computed once per statement (an InitPlan), never per row. Every lexeme
- * carries the owner's key, so the GIN index alone narrows to the owner: owner_id is checked on the few rows found
- * (MATERIALIZED keeps the planner from intersecting with all of the owner's entries in another index).
+ * $2 the scope, $3 the query, after ($4, $5) in list order when $4 is not null, at most $6 contacts; the tsquery is
+ * computed once per statement (an InitPlan), never per row. Every lexeme carries the owner's key, so the GIN index
+ * alone narrows to the owner: owner_id is checked on the few rows found (MATERIALIZED keeps the planner from
+ * intersecting with all of the owner's entries in another index). The LIMIT stops the heap scan (the index scan still
+ * marks every match), so the rows read stay within $6 however many match; they are sorted after.
  */
 const lookupSql = (rest: string) => `
   WITH found AS MATERIALIZED (
     SELECT id, owner_id, created_at, name, email, ${rest} AS rest FROM contacts
     WHERE merged_into IS NULL AND NOT is_self AND search_lexemes @@ (SELECT contacts_search_query($1::uuid, $2::text, $3::text))
+      AND ($4::timestamptz IS NULL OR (created_at, id) > ($4::timestamptz, $5::uuid))
+    LIMIT $6::int
   )
   SELECT id, name, email, rest FROM found WHERE owner_id = $1::uuid ORDER BY created_at, id`;
 const LOOKUP_WORDS_SQL = lookupSql(REST);
@@ -26,9 +30,10 @@ const LOOKUP_WORDS_SQL = lookupSql(REST);
 const LOOKUP_LEADS_SQL = lookupSql('NULL');
 
 /**
- * The next $5 contacts in list order after ($3, $4), or from the start when $3 is null: those whose lexemes match
- * the query ($2), and the last one in any case (position = walked, to continue from). The text of created_at keeps
- * its microseconds, so the walk continues exactly where it stopped.
+ * The next $5 contacts in list order after ($3, $4), or from the start when $3 is null: those whose lexemes match $2
+ * (the words a lookup of the `words` scope narrows by, else all of the query's), and the last one in any case
+ * (position = walked, to continue from). The text of created_at keeps its microseconds, so the walk continues
+ * exactly where it stopped.
  */
 const WALK_SQL = `
   WITH walked AS MATERIALIZED (
@@ -49,16 +54,19 @@ type WalkRow = PostgresCandidate & { position_at: string; position: string; walk
 /** The search's reads of one owner's contacts, on one client inside one REPEATABLE READ transaction. */
 export function postgresSearchReads(client: pg.PoolClient, ownerId: string, words: readonly string[]): AsyncSearchReads<PostgresCandidate> {
   const query = words.join(' ');
+  const narrowing = lookupWords(words);
+  const walkFilter = (narrowing.length > 0 ? narrowing : words).join(' ');
   return {
     async size() {
       const { rows } = await client.query<{ total: number }>({ name: 'contacts_search_size', text: SIZE_SQL, values: [ownerId] });
       return rows[0]?.total ?? 0;
     },
-    async lookup(scope) {
+    async lookup(scope: SearchScope, after: WalkPosition | null, max: number) {
+      const position = [after?.created_at ?? null, after?.id ?? null, max];
       const { rows } = await client.query<PostgresCandidate>(
         scope === 'words'
-          ? { name: 'contacts_search_lookup_words', text: LOOKUP_WORDS_SQL, values: [ownerId, scope, lookupWords(words).join(' ')] }
-          : { name: 'contacts_search_lookup_leads', text: LOOKUP_LEADS_SQL, values: [ownerId, scope, query] },
+          ? { name: 'contacts_search_lookup_words', text: LOOKUP_WORDS_SQL, values: [ownerId, scope, narrowing.join(' '), ...position] }
+          : { name: 'contacts_search_lookup_leads', text: LOOKUP_LEADS_SQL, values: [ownerId, scope, query, ...position] },
       );
       return rows;
     },
@@ -66,7 +74,7 @@ export function postgresSearchReads(client: pg.PoolClient, ownerId: string, word
       const { rows } = await client.query<WalkRow>({
         name: 'contacts_search_walk',
         text: WALK_SQL,
-        values: [ownerId, query, after?.created_at ?? null, after?.id ?? null, count],
+        values: [ownerId, walkFilter, after?.created_at ?? null, after?.id ?? null, count],
       });
       const last = rows.at(-1);
       return {

@@ -15,17 +15,23 @@ const candidateColumns = (rest: string) => `c.rowid AS row_id, c.id, c.created_a
 const LISTABLE = 'c.owner_id = @owner AND c.merged_into IS NULL AND c.is_self = 0';
 
 const SIZE_SQL = 'SELECT total FROM owner_listing WHERE owner_id = ?';
-const lookupSql = (rest: string) => `
-  SELECT ${candidateColumns(rest)} FROM contact_words w JOIN contacts c ON c.rowid = w.rowid
-  WHERE contact_words MATCH @match AND ${LISTABLE}
-  ORDER BY c.created_at, c.id`;
-const LOOKUP_WORDS_SQL = lookupSql(REST);
-// Exact and prefix ranks depend on name and email alone.
-const LOOKUP_LEADS_SQL = lookupSql('NULL');
+const AFTER = 'AND (c.created_at, c.id) > (@created_at, @id)';
+// The index yields rowids in order and the LIMIT stops it: a lookup reads at most @max contacts, sorted after.
+// CROSS JOIN keeps the index first: a position to start after would otherwise have the planner walk the owner's
+// contacts from it and ask the index about each.
+const lookupSql = (rest: string, after: string) => `
+  SELECT * FROM (
+    SELECT ${candidateColumns(rest)} FROM contact_words w CROSS JOIN contacts c ON c.rowid = w.rowid
+    WHERE contact_words MATCH @match AND ${LISTABLE} ${after} LIMIT @max
+  ) ORDER BY created_at, id`;
+const LOOKUP_SQL = {
+  // Exact and prefix ranks depend on name and email alone.
+  leads: { fromStart: lookupSql('NULL', ''), after: lookupSql('NULL', AFTER) },
+  words: { fromStart: lookupSql(REST, ''), after: lookupSql(REST, AFTER) },
+};
 const walkSql = (after: string) =>
   `SELECT ${candidateColumns(REST)} FROM contacts c WHERE ${LISTABLE} ${after} ORDER BY c.created_at, c.id LIMIT @count`;
-const WALK_FROM_START_SQL = walkSql('');
-const WALK_AFTER_SQL = walkSql('AND (c.created_at, c.id) > (@created_at, @id)');
+const WALK_SQL = { fromStart: walkSql(''), after: walkSql(AFTER) };
 
 /** An FTS5 string: taken as text, never as query syntax. */
 const ftsString = (text: string) => `"${text.replaceAll('"', '""')}"`;
@@ -42,8 +48,13 @@ function matchExpression(scope: SearchScope, ownerId: string, words: readonly st
   switch (scope) {
     case 'exact':
       return `${owner} AND ({name email} : ${ftsString(`${lead} ${SEARCH_MARKERS.end}`)} OR ${symbol})`;
-    case 'prefix':
-      return `${owner} AND ({name email} : ${ftsString(lead)} * OR ${symbol})`;
+    case 'prefix': {
+      // A one-letter last word would make FTS5 expand it to every indexed word it starts, for every owner. The
+      // words before it narrow as well (they must be whole), and ranking checks the last.
+      const wholeWords = words.length > 1 && [...words.at(-1)!].length === 1;
+      const phrase = wholeWords ? ftsString(SEARCH_MARKERS.lead + words.slice(0, -1).join(' ')) : `${ftsString(lead)} *`;
+      return `${owner} AND ({name email} : ${phrase} OR ${symbol})`;
+    }
     case 'words':
       // The first word of a name or an email is indexed with the lead marker glued on.
       return [owner, ...lookupWords(words).map((word) => `(${ftsString(word)} * OR ${ftsString(SEARCH_MARKERS.lead + word)} *)`)].join(' AND ');
@@ -56,20 +67,20 @@ export function sqliteSearchReads(
   ownerId: string,
   words: readonly string[],
 ): SearchReads<SqliteCandidate> {
+  const readAfter = (sql: { fromStart: string; after: string }, after: WalkPosition | null, params: Record<string, unknown>) =>
+    (after === null
+      ? prepare(sql.fromStart).all(params)
+      : prepare(sql.after).all({ ...params, created_at: after.created_at, id: after.id })) as SqliteCandidate[];
   return {
     size() {
       return (prepare(SIZE_SQL).pluck().get(ownerId) as number | undefined) ?? 0;
     },
-    lookup(scope) {
-      const sql = scope === 'words' ? LOOKUP_WORDS_SQL : LOOKUP_LEADS_SQL;
-      return prepare(sql).all({ owner: ownerId, match: matchExpression(scope, ownerId, words) }) as SqliteCandidate[];
+    lookup(scope: SearchScope, after: WalkPosition | null, max: number) {
+      const sql = LOOKUP_SQL[scope === 'words' ? 'words' : 'leads'];
+      return readAfter(sql, after, { owner: ownerId, match: matchExpression(scope, ownerId, words), max });
     },
     walk(after: WalkPosition | null, count: number) {
-      const rows = (
-        after === null
-          ? prepare(WALK_FROM_START_SQL).all({ owner: ownerId, count })
-          : prepare(WALK_AFTER_SQL).all({ owner: ownerId, count, created_at: after.created_at, id: after.id })
-      ) as SqliteCandidate[];
+      const rows = readAfter(WALK_SQL, after, { owner: ownerId, count });
       const last = rows.at(-1);
       return { rows, walked: rows.length, last: last ? { created_at: last.created_at, id: last.id } : null };
     },
