@@ -15,16 +15,23 @@ const SIZE_SQL = 'SELECT total FROM owner_listing WHERE owner_id = $1::uuid';
  * computed once per statement (an InitPlan), never per row. Every lexeme carries the owner's key, so the GIN index
  * alone narrows to the owner: owner_id is checked on the few rows found (MATERIALIZED keeps the planner from
  * intersecting with all of the owner's entries in another index). The LIMIT stops the heap scan (the index scan still
- * marks every match), so the rows read stay within $6 however many match; they are sorted after.
+ * marks every match), so the rows read stay within $6 however many match; they are sorted after. Only the rows
+ * whose lexemes have all of the query's words ($7) are sent, each with how many were read (a row of nulls carries it
+ * when none is sent): narrowed by fewer words than the query has, a lookup would mostly send contacts that cannot
+ * match (6.9 against 4.5 ms for 1,744 read of `ab cd ef` on the benchmark's network).
  */
 const lookupSql = (rest: string) => `
   WITH found AS MATERIALIZED (
-    SELECT id, owner_id, created_at, name, email, ${rest} AS rest FROM contacts
+    SELECT id, owner_id, created_at, name, email, company, title, school, location, tags,
+      search_lexemes @@ (SELECT contacts_search_query($1::uuid, 'words', $7::text)) AS hit
+    FROM contacts
     WHERE merged_into IS NULL AND NOT is_self AND search_lexemes @@ (SELECT contacts_search_query($1::uuid, $2::text, $3::text))
       AND ($4::timestamptz IS NULL OR (created_at, id) > ($4::timestamptz, $5::uuid))
     LIMIT $6::int
   )
-  SELECT id, name, email, rest FROM found WHERE owner_id = $1::uuid ORDER BY created_at, id`;
+  SELECT counted.looked, found.id, found.name, found.email, ${rest} AS rest
+  FROM (SELECT count(*) AS looked FROM found) counted LEFT JOIN found ON found.owner_id = $1::uuid AND found.hit
+  ORDER BY found.created_at, found.id`;
 const LOOKUP_WORDS_SQL = lookupSql(REST);
 // Exact and prefix ranks depend on name and email alone.
 const LOOKUP_LEADS_SQL = lookupSql('NULL');
@@ -33,22 +40,25 @@ const LOOKUP_LEADS_SQL = lookupSql('NULL');
  * The next $5 contacts in list order after ($3, $4), or from the start when $3 is null: those whose lexemes match $2
  * (the words a lookup of the `words` scope narrows by, else all of the query's), and the last one in any case
  * (position = walked, to continue from). The text of created_at keeps its microseconds, so the walk continues
- * exactly where it stopped.
+ * exactly where it stopped. Matching is decided as the stretch is read, so the lexemes are never copied: 4.7 instead
+ * of 6.6 ms for a stretch of 2,000 on the benchmark's network.
  */
 const WALK_SQL = `
   WITH walked AS MATERIALIZED (
     SELECT row_number() OVER () AS position, stretch.* FROM (
-      SELECT id, created_at, name, email, company, title, school, location, tags, search_lexemes FROM contacts
+      SELECT id, created_at, name, email, company, title, school, location, tags,
+        search_lexemes @@ (SELECT contacts_search_query($1::uuid, 'words', $2::text)) AS hit
+      FROM contacts
       WHERE ${LISTABLE} AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4::uuid))
       ORDER BY created_at, id LIMIT $5::int
     ) stretch
   ), last AS (SELECT max(position) AS walked FROM walked)
-  SELECT id, name, email, ${REST} AS rest, created_at::text AS position_at, position, last.walked,
-    search_lexemes @@ (SELECT contacts_search_query($1::uuid, 'words', $2::text)) AS hit
+  SELECT id, name, email, ${REST} AS rest, created_at::text AS position_at, position, last.walked, hit
   FROM walked, last
-  WHERE search_lexemes @@ (SELECT contacts_search_query($1::uuid, 'words', $2::text)) OR position = last.walked
+  WHERE hit OR position = last.walked
   ORDER BY position`;
 
+type LookupRow = { [K in keyof PostgresCandidate]: PostgresCandidate[K] | null } & { looked: string };
 type WalkRow = PostgresCandidate & { position_at: string; position: string; walked: string; hit: boolean };
 
 /** The search's reads of one owner's contacts, on one client inside one REPEATABLE READ transaction. */
@@ -62,13 +72,16 @@ export function postgresSearchReads(client: pg.PoolClient, ownerId: string, word
       return rows[0]?.total ?? 0;
     },
     async lookup(scope: SearchScope, after: WalkPosition | null, max: number) {
-      const position = [after?.created_at ?? null, after?.id ?? null, max];
-      const { rows } = await client.query<PostgresCandidate>(
+      const range = [after?.created_at ?? null, after?.id ?? null, max];
+      const { rows } = await client.query<LookupRow>(
         scope === 'words'
-          ? { name: 'contacts_search_lookup_words', text: LOOKUP_WORDS_SQL, values: [ownerId, scope, narrowing.join(' '), ...position] }
-          : { name: 'contacts_search_lookup_leads', text: LOOKUP_LEADS_SQL, values: [ownerId, scope, query, ...position] },
+          ? { name: 'contacts_search_lookup_words', text: LOOKUP_WORDS_SQL, values: [ownerId, scope, narrowing.join(' '), ...range, query] }
+          : { name: 'contacts_search_lookup_leads', text: LOOKUP_LEADS_SQL, values: [ownerId, scope, query, ...range, query] },
       );
-      return rows;
+      return {
+        rows: rows.flatMap(({ looked: _looked, ...contact }) => (contact.id === null ? [] : [contact as PostgresCandidate])),
+        looked: Number(rows[0]?.looked ?? 0),
+      };
     },
     async walk(after: WalkPosition | null, count: number) {
       const { rows } = await client.query<WalkRow>({

@@ -77,7 +77,8 @@ export function sqliteSearchReads(
     },
     lookup(scope: SearchScope, after: WalkPosition | null, max: number) {
       const sql = LOOKUP_SQL[scope === 'words' ? 'words' : 'leads'];
-      return readAfter(sql, after, { owner: ownerId, match: matchExpression(scope, ownerId, words), max });
+      const rows = readAfter(sql, after, { owner: ownerId, match: matchExpression(scope, ownerId, words), max });
+      return { rows, looked: rows.length };
     },
     walk(after: WalkPosition | null, count: number) {
       const rows = readAfter(WALK_SQL, after, { owner: ownerId, count });
