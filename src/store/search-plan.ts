@@ -1,11 +1,13 @@
 import { searchMatcher, SearchRank, type SearchMatcher, type SearchText } from '../domain/search.js';
 
 /**
- * The most contacts one search reads, walked and looked up together: what bounds its cost whatever the query (8 to
- * 14 ms for a search that reads them all on the benchmark's machine, against 4 to 10 ms for the costliest ordinary
- * ones). When a search reaches it, it answers with the best it has read. See docs/search.md.
+ * The most contacts one search reads, walked and looked up together: what bounds its cost whatever the query (about
+ * 10 ms for a search that reads them all on the benchmark's machine, as much as the costliest ordinary ones). When a
+ * search reaches it, it answers with the best it has read. See docs/search.md.
  */
 export const SEARCH_CANDIDATE_BUDGET = 2_000;
+/** The most a search reads when its walk has met no match at all by the time it comes to the word rank. */
+export const RARE_QUERY_BUDGET = SEARCH_CANDIDATE_BUDGET / 2;
 
 /**
  * What an index lookup narrows to, widest last: contacts that may rank `exact` (name or email words are the
@@ -141,8 +143,8 @@ function* searchPlan<C extends SearchCandidate>(matcher: SearchMatcher, limit: n
     walk.passed = [];
     return walk.wordCandidates;
   };
-  function* lookUp(scope: SearchScope): Plan<C, C[]> {
-    const answer = (yield { kind: 'lookup', scope, after: walk.after, max: left() }) as LookupAnswer<C>;
+  function* lookUp(scope: SearchScope, max = left()): Plan<C, C[]> {
+    const answer = (yield { kind: 'lookup', scope, after: walk.after, max }) as LookupAnswer<C>;
     read += answer.looked;
     return answer.rows;
   }
@@ -172,9 +174,12 @@ function* searchPlan<C extends SearchCandidate>(matcher: SearchMatcher, limit: n
    */
   function* tier(rank: SearchRank, scope: SearchScope, need: number): Plan<C, C[]> {
     let met: C[];
+    // While the walk has met no match at all, the word rank reads at most half the budget: the query is rare, so a
+    // lookup finds its matches if one of its words is rare too, and reading on is unlikely to find any otherwise.
+    const spare = () => (scope !== 'words' || walk.rows.length > 0 ? left() : Math.max(0, Math.min(left(), RARE_QUERY_BUDGET - read)));
     for (;;) {
       met = walk.rows.filter(inTier(rank));
-      if (met.length >= need || walk.ended || left() === 0) return met.slice(0, need);
+      if (met.length >= need || walk.ended || spare() === 0) return met.slice(0, need);
       let count = FIRST_STRETCH;
       if (walk.walked > 0) {
         const toLookUp = yield* lookupCost(scope, met.length);
@@ -183,11 +188,11 @@ function* searchPlan<C extends SearchCandidate>(matcher: SearchMatcher, limit: n
         count = Math.ceil(toWalk * 1.25) + 16;
         // When neither fits in the budget, a lookup still finds more matches for what it reads: the index picks
         // them. Up to twice the budget, so that the index's own work stays near the budget too.
-        if (toLookUp <= 2 * left() && (toWalk > toLookUp || count > left())) break;
+        if (toLookUp <= 2 * spare() && (toWalk > toLookUp || count > spare())) break;
       }
-      yield* walkOn(Math.min(count, left()));
+      yield* walkOn(Math.min(count, spare()));
     }
-    return [...met, ...firstOf(yield* lookUp(scope), inTier(rank), need - met.length)];
+    return [...met, ...firstOf(yield* lookUp(scope, spare()), inTier(rank), need - met.length)];
   }
 
   const choose = (rows: C[]) => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { searchMatcher, type SearchRank } from '../../src/domain/search.js';
 import {
   lookupWords,
+  RARE_QUERY_BUDGET,
   SEARCH_CANDIDATE_BUDGET,
   searchAsync,
   searchSync,
@@ -195,13 +196,26 @@ describe('the candidate budget', () => {
     }
   });
 
-  it('makes no lookup that the walk shows would not fit in the budget: "gmail 9" narrows by gmail, which all have', () => {
-    const { ids, cost } = search(contacts, 'gmail 9', 10);
+  // Everyone has a gmail address; "n" starts only the word "nine", at the positions given.
+  const gmailNetwork = (nines: number[]) =>
+    network(Array.from({ length: 20_000 }, (_, i) => ({ email: `p${i}@gmail.com`, rest: nines.includes(i) ? 'nine' : 'ten' })));
+
+  it('makes no lookup that the walk shows would not fit: "gmail n" walks to the budget, and finds what it passes', () => {
+    const { ids, cost } = search(gmailNetwork([100, 1_500, 15_000]), 'gmail n', 10);
     expect(cost.lookups).toEqual(['exact', 'prefix']);
-    expect(cost.walked).toBe(SEARCH_CANDIDATE_BUDGET - cost.looked);
-    // The best of the contacts walked: zebra 997 matches, zebra 9970 too, past the budget.
-    expect(ids).toEqual(['000997']);
-    expect(bruteForce(contacts, 'gmail 9', 10)).toEqual(['000997', '009970']);
+    expect(cost.walked + cost.looked).toBe(SEARCH_CANDIDATE_BUDGET);
+    expect(ids).toEqual(['000100', '001500']);
+  });
+
+  it(`reads at most ${RARE_QUERY_BUDGET} contacts when the walk has met no match at all by the word rank`, () => {
+    const { ids, cost } = search(gmailNetwork([1_500, 15_000]), 'gmail n', 10);
+    expect(cost.walked + cost.looked).toBe(RARE_QUERY_BUDGET);
+    expect(ids).toEqual([]);
+    for (const query of ['x y z', '0', 'gmail q', 'te 0']) {
+      const rare = search(gmailNetwork([]), query, 10);
+      expect(rare.ids, query).toEqual([]);
+      expect(rare.cost.walked + rare.cost.looked, query).toBe(RARE_QUERY_BUDGET);
+    }
   });
 
   it('looks up when neither the walk nor the lookup fits: the index picks matches, so more come back for the budget', () => {
