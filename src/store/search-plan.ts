@@ -186,9 +186,12 @@ function* searchPlan<C extends SearchCandidate>(matcher: SearchMatcher, limit: n
         const toWalk = met.length === 0 ? Infinity : ((need - met.length) * walk.walked) / met.length;
         // A little past the estimate, which the next stretch refines if it falls short.
         count = Math.ceil(toWalk * 1.25) + 16;
-        // When neither fits in the budget, a lookup still finds more matches for what it reads: the index picks
-        // them. Up to twice the budget, so that the index's own work stays near the budget too.
-        if (toLookUp <= 2 * spare() && (toWalk > toLookUp || count > spare())) break;
+        // When neither fits in the budget, a lookup still finds more matches for what it reads, as the index picks
+        // them: if they are matches, that is if the walk met some or the lookup narrows by every word of the query.
+        // Up to twice the budget, so that the index's own work stays near the budget too.
+        const picksMatches = met.length > 0 || scope !== 'words' || narrowed === null;
+        const affordable = toLookUp <= spare() || (picksMatches && toLookUp <= 2 * spare());
+        if (affordable && (toWalk > toLookUp || count > spare())) break;
       }
       yield* walkOn(Math.min(count, spare()));
     }

@@ -218,6 +218,15 @@ describe('the candidate budget', () => {
     }
   });
 
+  it('walks rather than read past the budget what a lookup narrowed by fewer words than the query has returns', () => {
+    // One contact in 25 has a word starting with "ab", none one starting with "cd": a lookup by "ab" would read ~800.
+    const contacts = network(Array.from({ length: 20_000 }, (_, i) => ({ rest: i % 25 === 0 ? 'abba' : 'other' })));
+    const { ids, cost } = search(contacts, 'ab cd', 10);
+    expect(ids).toEqual([]);
+    expect(cost.lookups).toEqual(['exact', 'prefix']);
+    expect(cost.walked + cost.looked).toBe(RARE_QUERY_BUDGET);
+  });
+
   it('looks up when neither the walk nor the lookup fits: the index picks matches, so more come back for the budget', () => {
     // One match in 45 of 100,000: 50 matches cost 2,250 contacts of walk, or a lookup of 2,222, cut to the budget.
     const contacts = network(Array.from({ length: 100_000 }, (_, i) => ({ name: i % 45 === 0 ? `Ivy ${i}` : `Person ${i}` })));
