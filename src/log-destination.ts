@@ -32,7 +32,7 @@ const ATOMIC_WRITE_BYTES = 4096;
  * What the reader leaves waits in memory up to `maxBufferedBytes`; further lines are dropped. A broken pipe (the
  * reader exited) stops logging and nothing else. The handle never keeps the process alive.
  */
-export function nonBlockingDestination(socket: Socket, maxBufferedBytes = LOG_BUFFER_BYTES): LogDestination {
+function nonBlockingDestination(socket: Socket, maxBufferedBytes = LOG_BUFFER_BYTES): LogDestination {
   const queue: string[] = [];
   let queuedBytes = 0;
   let writing = false;
@@ -153,7 +153,7 @@ function fileDestination(fd: number): LogDestination {
 }
 
 /** The destination for a descriptor (1 for stdout): non-blocking for pipes and sockets, what suits it otherwise. */
-export function destinationForFd(fd: number): LogDestination {
+function destinationForFd(fd: number): LogDestination {
   let kind: 'pipe' | 'socket' | 'other';
   try {
     const stat = fstatSync(fd);
@@ -175,7 +175,7 @@ export function stdoutDestination(): LogDestination {
 }
 
 /** How long a process about to exit gives its last log lines to leave. */
-export const EXIT_LOG_FLUSH_MS = 250;
+const EXIT_LOG_FLUSH_MS = 250;
 
 /** Gives stdout's buffered log lines up to `timeoutMs` to leave; for a process about to exit. */
 export function flushLogs(timeoutMs = EXIT_LOG_FLUSH_MS): Promise<void> {

@@ -3,6 +3,8 @@ import { stdoutDestination, type LogDestination } from './log-destination.js';
 
 /** Anything shaped like an API key of any deployment's prefix: `<prefix>_live_<secret>` or `_test_`. */
 const KEY_SHAPED = /[a-z][a-z0-9]{1,15}_(?:live|test)_[A-Za-z0-9]+/g;
+/** The same pattern without the global flag, whose `test` keeps no state between calls. */
+const HOLDS_KEY_SHAPED = new RegExp(KEY_SHAPED.source);
 const ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_LOGGED_PATH = 200;
 /** The message of a log call that carries only an error; pino would otherwise use the error's message. */
@@ -29,7 +31,7 @@ export function loggableError(error: unknown): { type: string; code?: string; st
 
 /** True when `text` holds anything shaped like an API key. */
 export function containsKeyShapedText(text: string): boolean {
-  return new RegExp(KEY_SHAPED.source).test(text);
+  return HOLDS_KEY_SHAPED.test(text);
 }
 
 const PERCENT_ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
@@ -38,6 +40,7 @@ const MAX_DECODING_ROUNDS = 4;
 
 /** `text` percent-decoded until nothing changes (at most MAX_DECODING_ROUNDS), leaving malformed escapes as they are. */
 function percentDecoded(text: string): string {
+  if (!text.includes('%')) return text;
   let decoded = text;
   for (let round = 0; round < MAX_DECODING_ROUNDS; round += 1) {
     const next = decoded.replace(PERCENT_ESCAPES, (run) => {

@@ -17,7 +17,7 @@ export const WORKER_ENV = 'CONTACTS_API_CLUSTER_WORKER';
  * How long past SHUTDOWN_TIMEOUT_MS the primary waits for a worker's own exit before it kills the worker: the
  * whole service is gone within SHUTDOWN_TIMEOUT_MS + 2 s, whatever a worker is stuck on.
  */
-export const WORKER_KILL_GRACE_MS = 1_000;
+const WORKER_KILL_GRACE_MS = 1_000;
 
 /**
  * Runs `workers` server processes sharing one port (node:cluster), so the service uses every core. The primary

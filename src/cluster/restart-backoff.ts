@@ -1,6 +1,6 @@
 /** A worker that lived this long before exiting counts as having started: the next restart is immediate again. */
 export const STABLE_WORKER_MS = 10_000;
-export const FIRST_RESTART_DELAY_MS = 250;
+const FIRST_RESTART_DELAY_MS = 250;
 export const MAX_RESTART_DELAY_MS = 10_000;
 
 /**
