@@ -1,5 +1,5 @@
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js';
-import { planAllowsApiAccess } from '../domain/plan.js';
+import { billingPlanAllowsApiAccess } from '../domain/billing-plan.js';
 import type { Scope } from '../domain/scopes.js';
 import { LruCache } from '../cache/lru-cache.js';
 import type { ApiKeyRecord, KeyStore, KeyWithOwner } from '../store/store.js';
@@ -93,7 +93,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       if (key.revoked_at !== null) throw invalid('revoked');
       if (key.expires_at !== null && Date.parse(key.expires_at) <= at) throw invalid('expired');
       if (!key.scopes.includes(scope)) throw new AuthError(403, `API key lacks ${scope}`, 'scope');
-      if (!planAllowsApiAccess(ownerPlan)) throw new AuthError(403, PRO_PLAN_REQUIRED_MESSAGE, 'plan');
+      if (!billingPlanAllowsApiAccess(ownerPlan)) throw new AuthError(403, PRO_PLAN_REQUIRED_MESSAGE, 'plan');
 
       recordUse(key, at);
       return { ownerId: key.owner_id, keyId: key.id };

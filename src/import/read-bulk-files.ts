@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { assertUniqueIds, normalizeContactInput } from '../domain/contact-input.js';
 import { InputError } from '../domain/errors.js';
-import { parsePlan } from '../domain/plan.js';
+import { parseBillingPlan } from '../domain/billing-plan.js';
 import type { ImportRecord, NewUser, OwnerBatch } from '../store/store.js';
 
 const BATCH_SIZE = 2000;
@@ -27,7 +27,7 @@ export async function readUsersFile(path: string): Promise<NewUser[]> {
     users.push({
       email: raw.email.trim(),
       name: typeof raw.name === 'string' && raw.name.trim() !== '' ? raw.name.trim() : null,
-      plan: raw.plan === undefined ? 'free' : wrap(label, () => parsePlan(String(raw.plan))),
+      plan: raw.plan === undefined ? 'free' : wrap(label, () => parseBillingPlan(String(raw.plan))),
     });
   }
   return users;

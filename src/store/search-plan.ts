@@ -76,7 +76,7 @@ type Read =
   | { kind: 'size' }
   | { kind: 'lookup'; scope: SearchScope; after: WalkPosition | null; max: number }
   | { kind: 'walk'; after: WalkPosition | null; count: number };
-type Plan<C, T> = Generator<Read, T, Answer<C>>;
+type SearchSteps<C, T> = Generator<Read, T, Answer<C>>;
 
 /** The walk's first stretch, which estimates how dense the matches are. */
 const FIRST_STRETCH = 256;
@@ -107,7 +107,7 @@ export function lookupWords(words: readonly string[]): string[] {
  * in the budget, or while the lookup would cost over twice what is left. A `words` lookup may narrow by fewer words
  * than the query has (lookupWords), so its cost is estimated from the contacts the walk met that have those words.
  */
-function* searchPlan<C extends SearchCandidate>(matcher: SearchMatcher, limit: number): Plan<C, C[]> {
+function* searchPlan<C extends SearchCandidate>(matcher: SearchMatcher, limit: number): SearchSteps<C, C[]> {
   if (matcher.words.length === 0) return [];
   const ranks = new Map<C, SearchRank | null>();
   const rankOf = (contact: C): SearchRank | null => {
@@ -127,7 +127,7 @@ function* searchPlan<C extends SearchCandidate>(matcher: SearchMatcher, limit: n
   const narrowed = narrowing.length === 0 || narrowing.length === new Set(matcher.words).size ? null : searchMatcher(narrowing.join(' '));
 
   const walk = { rows: [] as C[], walked: 0, after: null as WalkPosition | null, ended: false, passed: [] as C[], wordCandidates: 0 };
-  function* walkOn(count: number): Plan<C, void> {
+  function* walkOn(count: number): SearchSteps<C, void> {
     const stretch = (yield { kind: 'walk', after: walk.after, count }) as WalkStretch<C>;
     read += stretch.walked;
     walk.walked += stretch.walked;
@@ -143,7 +143,7 @@ function* searchPlan<C extends SearchCandidate>(matcher: SearchMatcher, limit: n
     walk.passed = [];
     return walk.wordCandidates;
   };
-  function* lookUp(scope: SearchScope, max = left()): Plan<C, C[]> {
+  function* lookUp(scope: SearchScope, max = left()): SearchSteps<C, C[]> {
     const answer = (yield { kind: 'lookup', scope, after: walk.after, max }) as LookupAnswer<C>;
     read += answer.looked;
     return answer.rows;
@@ -160,7 +160,7 @@ function* searchPlan<C extends SearchCandidate>(matcher: SearchMatcher, limit: n
   };
 
   /** About how many contacts a lookup of `scope` after the walk would return; Infinity when none can be made. */
-  function* lookupCost(scope: SearchScope, met: number): Plan<C, number> {
+  function* lookupCost(scope: SearchScope, met: number): SearchSteps<C, number> {
     if (scope === 'words' && narrowing.length === 0) return Infinity;
     const density = (scope === 'words' ? wordCandidates() : met) / walk.walked;
     if (density === 0) return 0;
@@ -172,7 +172,7 @@ function* searchPlan<C extends SearchCandidate>(matcher: SearchMatcher, limit: n
    * The first `need` contacts of `rank` in list order: those the walk met, then, when it stops short, those a lookup
    * finds after it. Fewer when the budget runs out first.
    */
-  function* tier(rank: SearchRank, scope: SearchScope, need: number): Plan<C, C[]> {
+  function* tier(rank: SearchRank, scope: SearchScope, need: number): SearchSteps<C, C[]> {
     let met: C[];
     // While the walk has met no match at all, the word rank reads at most half the budget: the query is rare, so a
     // lookup finds its matches if one of its words is rare too, and reading on is unlikely to find any otherwise.

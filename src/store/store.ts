@@ -1,13 +1,13 @@
 import type { Contact, ContactInput } from '../domain/contact.js';
 import type { PageRequest } from '../domain/pagination.js';
-import type { Plan } from '../domain/plan.js';
+import type { BillingPlan } from '../domain/billing-plan.js';
 import type { Scope } from '../domain/scopes.js';
 
 export interface User {
   id: string;
   email: string;
   name: string | null;
-  plan: Plan;
+  plan: BillingPlan;
   created_at: string;
 }
 
@@ -25,13 +25,13 @@ export interface ApiKeyRecord {
 /** A key found by its hash, with what authorization needs to know of its owner. */
 export interface KeyWithOwner {
   key: ApiKeyRecord;
-  ownerPlan: Plan;
+  ownerPlan: BillingPlan;
 }
 
 export interface NewUser {
   email: string;
   name: string | null;
-  plan: Plan;
+  plan: BillingPlan;
 }
 
 export interface NewApiKey {
@@ -70,7 +70,7 @@ export interface UserStore {
   create(user: NewUser): Promise<User>;
   /** Finds a user by id or by email (case-insensitive). */
   find(idOrEmail: string): Promise<User | null>;
-  setPlan(userId: string, plan: Plan): Promise<User>;
+  setPlan(userId: string, plan: BillingPlan): Promise<User>;
 }
 
 export interface KeyStore {

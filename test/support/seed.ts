@@ -1,13 +1,13 @@
 import { generateApiKey, hashApiKey } from '../../src/domain/api-key.js';
 import type { ContactValues } from '../../src/domain/contact.js';
-import type { Plan } from '../../src/domain/plan.js';
+import type { BillingPlan } from '../../src/domain/billing-plan.js';
 import { CONTACTS_READ, type Scope } from '../../src/domain/scopes.js';
 import type { ImportRecord, Store, User } from '../../src/store/store.js';
 
 export const TEST_KEY_PREFIX = 'cnt';
 let sequence = 0;
 
-export async function createUser(store: Store, plan: Plan = 'pro', name = 'Test User'): Promise<User> {
+export async function createUser(store: Store, plan: BillingPlan = 'pro', name = 'Test User'): Promise<User> {
   sequence += 1;
   return store.users.create({ email: `user${sequence}-${Date.now()}@example.com`, name, plan });
 }

@@ -9,7 +9,7 @@ import {
   type AuthenticatorOptions,
 } from '../../src/auth/authenticator.js';
 import { generateApiKey, hashApiKey } from '../../src/domain/api-key.js';
-import type { Plan } from '../../src/domain/plan.js';
+import type { BillingPlan } from '../../src/domain/billing-plan.js';
 import type { Scope } from '../../src/domain/scopes.js';
 import type { ApiKeyRecord, KeyStore, KeyWithOwner } from '../../src/store/store.js';
 
@@ -32,7 +32,7 @@ class FakeKeyStore implements KeyStore {
   touchResult: () => Promise<void> = () => Promise.resolve();
   private readonly byHash = new Map<string, KeyWithOwner>();
 
-  add(token: string, key: Partial<ApiKeyRecord> = {}, ownerPlan: Plan = 'pro'): void {
+  add(token: string, key: Partial<ApiKeyRecord> = {}, ownerPlan: BillingPlan = 'pro'): void {
     this.byHash.set(hashApiKey(token), {
       key: {
         id: KEY_ID,

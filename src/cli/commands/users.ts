@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InputError } from '../../domain/errors.js';
-import { parsePlan } from '../../domain/plan.js';
+import { parseBillingPlan } from '../../domain/billing-plan.js';
 import type { User } from '../../store/store.js';
 import { requireUser, withStore } from '../context.js';
 import { print, type CliIo } from '../io.js';
@@ -20,7 +20,7 @@ export function registerUserCommands(program: Command, io: CliIo): void {
     .action(async (options: { email: string; name?: string; plan: string; json?: boolean }) => {
       const email = options.email.trim();
       if (!EMAIL.test(email)) throw new InputError(`--email must be an email address; got "${options.email}"`);
-      const plan = parsePlan(options.plan);
+      const plan = parseBillingPlan(options.plan);
       const user = await withStore(io, (store) => store.users.create({ email, name: options.name?.trim() || null, plan }));
       print(io, options, userJson(user), `Created user ${user.email} (${user.id}) on the ${user.plan} plan`);
     });
@@ -32,7 +32,7 @@ export function registerUserCommands(program: Command, io: CliIo): void {
     .requiredOption('--plan <plan>', 'free or pro')
     .option('--json', 'print one JSON object')
     .action(async (options: { user: string; plan: string; json?: boolean }) => {
-      const plan = parsePlan(options.plan);
+      const plan = parseBillingPlan(options.plan);
       const user = await withStore(io, async (store) => store.users.setPlan((await requireUser(store, options.user)).id, plan));
       print(io, options, userJson(user), `User ${user.email} is now on the ${user.plan} plan`);
     });

@@ -5,11 +5,11 @@ import { isUuid, newId } from '../../domain/ids.js';
 import { assertMergeAllowed, isRepeatedMerge, type MergeCandidate, type RepeatedMerge } from '../../domain/merge.js';
 import type { Contact } from '../../domain/contact.js';
 import type { PageRequest } from '../../domain/pagination.js';
-import type { Plan } from '../../domain/plan.js';
+import type { BillingPlan } from '../../domain/billing-plan.js';
 import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
-import { foundContact, MAX_MERGE_HOPS } from '../contact-lookup.js';
+import { mergeChainResult, MAX_MERGE_HOPS } from '../merge-chain.js';
 import { CONTACT_COLUMNS, CONTACT_VALUE_COLUMNS, contactFromRow, type ContactRow } from '../contact-row.js';
-import { planContactWrite, type ContactWrite, type ExistingContact } from '../import-plan.js';
+import { decideContactWrite, type ContactWrite, type ExistingContact } from '../contact-write.js';
 import { importInBulk } from '../bulk-import.js';
 import { KeyUseRecorder, type KeyUse } from '../key-use-recorder.js';
 import { pendingMigrations } from '../migration.js';
@@ -262,7 +262,7 @@ class PostgresUserStore implements UserStore {
     return rows[0] ?? null;
   }
 
-  async setPlan(userId: string, plan: Plan): Promise<User> {
+  async setPlan(userId: string, plan: BillingPlan): Promise<User> {
     const { rows } = isUuid(userId)
       ? await this.pool.query<User>(
           `UPDATE users SET plan = $1::text, updated_at = $2::timestamptz WHERE id = $3::uuid RETURNING ${USER_COLUMNS}`,
@@ -311,7 +311,7 @@ class PostgresKeyStore implements KeyStore {
   }
 
   async findByHash(secretHash: string): Promise<KeyWithOwner | null> {
-    const { rows } = await this.pool.query<ApiKeyRecord & { owner_plan: Plan }>({
+    const { rows } = await this.pool.query<ApiKeyRecord & { owner_plan: BillingPlan }>({
       name: 'api_keys_find_by_hash',
       text: `SELECT k.id, k.owner_id, k.label, k.scopes, k.created_at, k.expires_at, k.last_used_at, k.revoked_at,
                     u.plan AS owner_plan
@@ -437,7 +437,7 @@ class PostgresContactStore implements ContactStore {
     const row = rows[0];
     if (!row) return null;
     const { is_self, merged_into, ...contact } = row;
-    return foundContact(askedId, { contact: contactFromRow(contact), is_self, merged_into });
+    return mergeChainResult(askedId, { contact: contactFromRow(contact), is_self, merged_into });
   }
 
   async search(ownerId: string, query: string, limit: number): Promise<Contact[]> {
@@ -478,7 +478,7 @@ class PostgresContactStore implements ContactStore {
           const id = record.contact.id?.toLowerCase() ?? null;
           // A contact this import already wrote counts as existing, exactly as when records are written one by one.
           const existing = id === null ? undefined : (writer.written(id) ?? found.get(id));
-          const write = planContactWrite(ownerId, record, existing, now);
+          const write = decideContactWrite(ownerId, record, existing, now);
           assertStorable(record);
           await writer.write(write);
         }

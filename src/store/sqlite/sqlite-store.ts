@@ -6,12 +6,12 @@ import { InputError, NotFoundError } from '../../domain/errors.js';
 import { isUuid, newId } from '../../domain/ids.js';
 import { assertMergeAllowed, isRepeatedMerge, type MergeCandidate, type RepeatedMerge } from '../../domain/merge.js';
 import type { PageRequest } from '../../domain/pagination.js';
-import type { Plan } from '../../domain/plan.js';
+import type { BillingPlan } from '../../domain/billing-plan.js';
 import type { Scope } from '../../domain/scopes.js';
 import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
-import { foundContact, MAX_MERGE_HOPS } from '../contact-lookup.js';
+import { mergeChainResult, MAX_MERGE_HOPS } from '../merge-chain.js';
 import { CONTACT_COLUMNS, CONTACT_VALUE_COLUMNS, contactFromRow, type ContactRow } from '../contact-row.js';
-import { planContactWrite, type ExistingContact } from '../import-plan.js';
+import { decideContactWrite, type ExistingContact } from '../contact-write.js';
 import { importInBulk } from '../bulk-import.js';
 import { KeyUseRecorder, type KeyUse } from '../key-use-recorder.js';
 import { pendingMigrations } from '../migration.js';
@@ -212,7 +212,7 @@ class SqliteUserStore implements UserStore {
     return (row as User | undefined) ?? null;
   }
 
-  async setPlan(userId: string, plan: Plan): Promise<User> {
+  async setPlan(userId: string, plan: BillingPlan): Promise<User> {
     const row = await this.writeLock.run(() =>
       this.statements
         .get(`UPDATE users SET plan = ?, updated_at = ? WHERE id = ? RETURNING ${USER_COLUMNS}`)
@@ -267,7 +267,7 @@ class SqliteKeyStore implements KeyStore {
          WHERE k.secret_hash = ?`,
       )
       .get(secretHash) as Row | undefined;
-    return row ? { key: keyFromRow(row), ownerPlan: row.owner_plan as Plan } : null;
+    return row ? { key: keyFromRow(row), ownerPlan: row.owner_plan as BillingPlan } : null;
   }
 
   async touch(keyId: string, usedAt: string, unlessUsedAfter: string): Promise<void> {
@@ -313,7 +313,7 @@ class SqliteContactStore implements ContactStore {
     const row = this.statements.get(GET_CONTACT_SQL).get({ owner: ownerId, id: askedId }) as Row | undefined;
     if (!row) return null;
     const { is_self: isSelf, merged_into: mergedInto, ...contact } = row;
-    return foundContact(askedId, {
+    return mergeChainResult(askedId, {
       contact: decodeContact(contact),
       is_self: isSelf === 1,
       merged_into: mergedInto as string | null,
@@ -347,7 +347,7 @@ class SqliteContactStore implements ContactStore {
           owner_id: found.owner_id as string,
           is_self: found.is_self === 1,
         };
-        const write = planContactWrite(ownerId, record, existing, now);
+        const write = decideContactWrite(ownerId, record, existing, now);
         if (write.kind === 'insert') {
           insert.run(write.id, ownerId, ...CONTACT_VALUE_COLUMNS.map((column) => encodeValue(column, write.values[column])));
           continue;

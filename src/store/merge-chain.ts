@@ -15,7 +15,7 @@ export interface ChainEnd {
 }
 
 /** What get() returns for the end of the chain from `askedId` (lower-cased), or null when it is not listable. */
-export function foundContact(askedId: string, end: ChainEnd | undefined): FoundContact | null {
+export function mergeChainResult(askedId: string, end: ChainEnd | undefined): FoundContact | null {
   if (!end || end.is_self || end.merged_into !== null) return null;
   return { contact: end.contact, mergedFrom: end.contact.id === askedId ? null : askedId };
 }

@@ -36,7 +36,7 @@ const EMPTY_VALUES: Omit<ContactValues, 'created_at' | 'updated_at'> = {
  * Decides how one import record is written: a new contact, or an update of the owner's contact with
  * the same id that changes only the fields the record names. Refuses ids of another owner or of the self row.
  */
-export function planContactWrite(
+export function decideContactWrite(
   ownerId: string,
   record: ImportRecord,
   existing: ExistingContact | undefined,

@@ -3,7 +3,7 @@ import type { ContactValues } from '../../src/domain/contact.js';
 import { normalizeContactInput } from '../../src/domain/contact-input.js';
 import { InputError } from '../../src/domain/errors.js';
 import { isUuid } from '../../src/domain/ids.js';
-import { planContactWrite, type ExistingContact } from '../../src/store/import-plan.js';
+import { decideContactWrite, type ExistingContact } from '../../src/store/contact-write.js';
 import type { ImportRecord } from '../../src/store/store.js';
 
 function thrown(action: () => unknown): unknown {
@@ -50,9 +50,9 @@ const EMPTY: Omit<ContactValues, 'created_at' | 'updated_at'> = {
   researched_at: null,
 };
 
-describe('planContactWrite insert (no contact has the id)', () => {
+describe('decideContactWrite insert (no contact has the id)', () => {
   it('inserts with the given id, every unnamed field null, and created_at/updated_at now', () => {
-    expect(planContactWrite(OWNER, record('line 2', { id: CONTACT_ID, name: 'Ada' }), undefined, NOW)).toStrictEqual({
+    expect(decideContactWrite(OWNER, record('line 2', { id: CONTACT_ID, name: 'Ada' }), undefined, NOW)).toStrictEqual({
       kind: 'insert',
       id: CONTACT_ID,
       values: { ...EMPTY, name: 'Ada', created_at: NOW, updated_at: NOW },
@@ -60,26 +60,26 @@ describe('planContactWrite insert (no contact has the id)', () => {
   });
 
   it('inserts with a new UUIDv7 when the record has no id', () => {
-    const write = planContactWrite(OWNER, record('line 2', { name: 'Ada' }), undefined, NOW);
+    const write = decideContactWrite(OWNER, record('line 2', { name: 'Ada' }), undefined, NOW);
     expect(write.kind).toBe('insert');
     expect(isUuid(write.id)).toBe(true);
     expect(write.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
   it('gives each record without an id its own new id', () => {
-    const a = planContactWrite(OWNER, record('line 2', {}), undefined, NOW);
-    const b = planContactWrite(OWNER, record('line 3', {}), undefined, NOW);
+    const a = decideContactWrite(OWNER, record('line 2', {}), undefined, NOW);
+    const b = decideContactWrite(OWNER, record('line 3', {}), undefined, NOW);
     expect(a.id).not.toBe(b.id);
   });
 
   it('writes every column on insert, so none is left to a database default', () => {
-    const write = planContactWrite(OWNER, record('line 2', {}), undefined, NOW);
+    const write = decideContactWrite(OWNER, record('line 2', {}), undefined, NOW);
     expect(Object.keys(write.values).sort()).toEqual([...Object.keys(EMPTY), 'created_at', 'updated_at'].sort());
     expect(write.values).toStrictEqual({ ...EMPTY, created_at: NOW, updated_at: NOW });
   });
 
   it('keeps created_at and updated_at the record gives', () => {
-    const write = planContactWrite(
+    const write = decideContactWrite(
       OWNER,
       record('line 2', { created_at: '2020-01-01T00:00:00Z', updated_at: '2021-01-01T00:00:00+01:00' }),
       undefined,
@@ -92,17 +92,17 @@ describe('planContactWrite insert (no contact has the id)', () => {
   });
 
   it('defaults only the timestamp the record leaves out', () => {
-    const write = planContactWrite(OWNER, record('line 2', { created_at: '2020-01-01T00:00:00Z' }), undefined, NOW);
+    const write = decideContactWrite(OWNER, record('line 2', { created_at: '2020-01-01T00:00:00Z' }), undefined, NOW);
     expect(write.values).toMatchObject({ created_at: '2020-01-01T00:00:00.000Z', updated_at: NOW });
   });
 
   it('defaults timestamps the record gives as null', () => {
-    const write = planContactWrite(OWNER, record('line 2', { created_at: null, updated_at: '' }), undefined, NOW);
+    const write = decideContactWrite(OWNER, record('line 2', { created_at: null, updated_at: '' }), undefined, NOW);
     expect(write.values).toMatchObject({ created_at: NOW, updated_at: NOW });
   });
 
   it('carries every named field, including nulls, objects and tags', () => {
-    const write = planContactWrite(
+    const write = decideContactWrite(
       OWNER,
       record('line 2', {
         id: CONTACT_ID,
@@ -133,11 +133,11 @@ describe('planContactWrite insert (no contact has the id)', () => {
   });
 });
 
-describe('planContactWrite update (the owner already has the id)', () => {
+describe('decideContactWrite update (the owner already has the id)', () => {
   const mine: ExistingContact = { owner_id: OWNER, is_self: false };
 
   it('updates only the fields the record names, plus updated_at now', () => {
-    expect(planContactWrite(OWNER, record('line 2', { id: CONTACT_ID, name: 'Ada' }), mine, NOW)).toStrictEqual({
+    expect(decideContactWrite(OWNER, record('line 2', { id: CONTACT_ID, name: 'Ada' }), mine, NOW)).toStrictEqual({
       kind: 'update',
       id: CONTACT_ID,
       values: { name: 'Ada', updated_at: NOW },
@@ -145,7 +145,7 @@ describe('planContactWrite update (the owner already has the id)', () => {
   });
 
   it('updates nothing but updated_at when the record names no field', () => {
-    expect(planContactWrite(OWNER, record('line 2', { id: CONTACT_ID }), mine, NOW)).toStrictEqual({
+    expect(decideContactWrite(OWNER, record('line 2', { id: CONTACT_ID }), mine, NOW)).toStrictEqual({
       kind: 'update',
       id: CONTACT_ID,
       values: { updated_at: NOW },
@@ -154,19 +154,19 @@ describe('planContactWrite update (the owner already has the id)', () => {
 
   it('sets named fields to null when the record gives them as null or blank', () => {
     expect(
-      planContactWrite(OWNER, record('line 2', { id: CONTACT_ID, email: null, phone: ' ', tags: null }), mine, NOW)
+      decideContactWrite(OWNER, record('line 2', { id: CONTACT_ID, email: null, phone: ' ', tags: null }), mine, NOW)
         .values,
     ).toStrictEqual({ email: null, phone: null, tags: null, updated_at: NOW });
   });
 
   it('does not touch created_at unless the record names it', () => {
-    const write = planContactWrite(OWNER, record('line 2', { id: CONTACT_ID, name: 'x' }), mine, NOW);
+    const write = decideContactWrite(OWNER, record('line 2', { id: CONTACT_ID, name: 'x' }), mine, NOW);
     expect(Object.hasOwn(write.values, 'created_at')).toBe(false);
   });
 
   it('keeps created_at and updated_at the record gives', () => {
     expect(
-      planContactWrite(
+      decideContactWrite(
         OWNER,
         record('line 2', { id: CONTACT_ID, created_at: '2020-01-01T00:00:00Z', updated_at: '2020-06-01T00:00:00Z' }),
         mine,
@@ -176,37 +176,37 @@ describe('planContactWrite update (the owner already has the id)', () => {
   });
 
   it('uses the record id, lowercased by normalisation', () => {
-    const write = planContactWrite(OWNER, record('line 2', { id: CONTACT_ID.toUpperCase() }), mine, NOW);
+    const write = decideContactWrite(OWNER, record('line 2', { id: CONTACT_ID.toUpperCase() }), mine, NOW);
     expect(write.id).toBe(CONTACT_ID);
   });
 });
 
-describe('planContactWrite refusals', () => {
+describe('decideContactWrite refusals', () => {
   it("refuses an id that belongs to another owner, naming the record", () => {
     expectInputError(
-      () => planContactWrite(OWNER, record('line 7', { id: CONTACT_ID }), { owner_id: OTHER_OWNER, is_self: false }, NOW),
+      () => decideContactWrite(OWNER, record('line 7', { id: CONTACT_ID }), { owner_id: OTHER_OWNER, is_self: false }, NOW),
       `line 7: id ${CONTACT_ID} is not one of this user's importable contacts`,
     );
   });
 
   it("refuses the id of another owner's self row", () => {
     expectInputError(
-      () => planContactWrite(OWNER, record('record 3', { id: CONTACT_ID }), { owner_id: OTHER_OWNER, is_self: true }, NOW),
+      () => decideContactWrite(OWNER, record('record 3', { id: CONTACT_ID }), { owner_id: OTHER_OWNER, is_self: true }, NOW),
       `record 3: id ${CONTACT_ID} is not one of this user's importable contacts`,
     );
   });
 
   it("refuses the id of the owner's own self row, naming the record", () => {
     expectInputError(
-      () => planContactWrite(OWNER, record('record 2', { id: CONTACT_ID, name: 'Me' }), { owner_id: OWNER, is_self: true }, NOW),
+      () => decideContactWrite(OWNER, record('record 2', { id: CONTACT_ID, name: 'Me' }), { owner_id: OWNER, is_self: true }, NOW),
       `record 2: id ${CONTACT_ID} is not one of this user's importable contacts`,
     );
   });
 
   it('gives the same message for another owner and for the self row, revealing nothing about who owns the id', () => {
     const rec = record('line 2', { id: CONTACT_ID });
-    const other = thrown(() => planContactWrite(OWNER, rec, { owner_id: OTHER_OWNER, is_self: false }, NOW));
-    const self = thrown(() => planContactWrite(OWNER, rec, { owner_id: OWNER, is_self: true }, NOW));
+    const other = thrown(() => decideContactWrite(OWNER, rec, { owner_id: OTHER_OWNER, is_self: false }, NOW));
+    const self = thrown(() => decideContactWrite(OWNER, rec, { owner_id: OWNER, is_self: true }, NOW));
     expect((other as Error).message).toBe((self as Error).message);
     expect((other as Error).message).not.toContain(OTHER_OWNER);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/domain/errors.js';
-import { PLANS, parsePlan, planAllowsApiAccess } from '../../src/domain/plan.js';
+import { BILLING_PLANS, parseBillingPlan, billingPlanAllowsApiAccess } from '../../src/domain/billing-plan.js';
 
 function thrown(action: () => unknown): unknown {
   try {
@@ -13,29 +13,29 @@ function thrown(action: () => unknown): unknown {
 
 describe('plans', () => {
   it('are free and pro', () => {
-    expect(PLANS).toEqual(['free', 'pro']);
+    expect(BILLING_PLANS).toEqual(['free', 'pro']);
   });
 });
 
-describe('planAllowsApiAccess', () => {
+describe('billingPlanAllowsApiAccess', () => {
   it('allows the Pro plan', () => {
-    expect(planAllowsApiAccess('pro')).toBe(true);
+    expect(billingPlanAllowsApiAccess('pro')).toBe(true);
   });
 
   it('refuses the free plan', () => {
-    expect(planAllowsApiAccess('free')).toBe(false);
+    expect(billingPlanAllowsApiAccess('free')).toBe(false);
   });
 });
 
-describe('parsePlan', () => {
+describe('parseBillingPlan', () => {
   it.each(['free', 'pro'] as const)('reads %j', (plan) => {
-    expect(parsePlan(plan)).toBe(plan);
+    expect(parseBillingPlan(plan)).toBe(plan);
   });
 
   it.each(['', 'Pro', 'PRO', 'Free', ' pro', 'pro ', 'enterprise', 'paid', 'premium'])(
     'refuses %j with InputError quoting it',
     (text) => {
-      const error = thrown(() => parsePlan(text));
+      const error = thrown(() => parseBillingPlan(text));
       expect(error).toBeInstanceOf(InputError);
       expect((error as InputError).message).toBe(`Unknown plan "${text}"; expected one of: free, pro`);
     },
