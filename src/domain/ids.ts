@@ -6,6 +6,11 @@ export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
 }
 
+/** The id as stored (lower-case), or null when it is not a UUID and so names nothing. */
+export function canonicalId(value: string): string | null {
+  return isUuid(value) ? value.toLowerCase() : null;
+}
+
 let lastMillis = 0;
 let sequence = 0;
 

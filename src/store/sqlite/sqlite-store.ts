@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Contact, ContactValues } from '../../domain/contact.js';
 import { InputError, NotFoundError } from '../../domain/errors.js';
-import { isUuid, newId } from '../../domain/ids.js';
+import { canonicalId, isUuid, newId } from '../../domain/ids.js';
 import { assertMergeAllowed, isRepeatedMerge, type MergeCandidate, type RepeatedMerge } from '../../domain/merge.js';
 import type { PageRequest } from '../../domain/pagination.js';
 import type { BillingPlan } from '../../domain/billing-plan.js';
@@ -216,7 +216,7 @@ class SqliteUserStore implements UserStore {
     const row = await this.writeLock.run(() =>
       this.statements
         .get(`UPDATE users SET plan = ?, updated_at = ? WHERE id = ? RETURNING ${USER_COLUMNS}`)
-        .get(plan, new Date().toISOString(), userId),
+        .get(plan, new Date().toISOString(), canonicalId(userId)),
     );
     if (!row) throw new NotFoundError(`No user with id ${userId}`);
     return row as User;
@@ -237,7 +237,7 @@ class SqliteKeyStore implements KeyStore {
           `INSERT INTO api_keys (id, owner_id, label, scopes, secret_hash, created_at, expires_at)
            VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${KEY_COLUMNS}`,
         )
-        .get(newId(), key.ownerId, key.label, JSON.stringify(key.scopes), key.secretHash, new Date().toISOString(), key.expiresAt),
+        .get(newId(), canonicalId(key.ownerId), key.label, JSON.stringify(key.scopes), key.secretHash, new Date().toISOString(), key.expiresAt),
     );
     return keyFromRow(row as Row);
   }
@@ -245,7 +245,7 @@ class SqliteKeyStore implements KeyStore {
   async listForOwner(ownerId: string): Promise<ApiKeyRecord[]> {
     const rows = this.statements
       .get(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE owner_id = ? ORDER BY created_at, id`)
-      .all(ownerId) as Row[];
+      .all(canonicalId(ownerId)) as Row[];
     return rows.map(keyFromRow);
   }
 
@@ -253,7 +253,7 @@ class SqliteKeyStore implements KeyStore {
     const row = await this.writeLock.run(() =>
       this.statements
         .get(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${KEY_COLUMNS}`)
-        .get(new Date().toISOString(), keyId.toLowerCase()),
+        .get(new Date().toISOString(), canonicalId(keyId)),
     );
     return row ? keyFromRow(row as Row) : null;
   }
@@ -271,7 +271,8 @@ class SqliteKeyStore implements KeyStore {
   }
 
   async touch(keyId: string, usedAt: string, unlessUsedAfter: string): Promise<void> {
-    await this.uses.record({ keyId, usedAt, unlessUsedAfter });
+    const id = canonicalId(keyId);
+    if (id !== null) await this.uses.record({ keyId: id, usedAt, unlessUsedAfter });
   }
 }
 
