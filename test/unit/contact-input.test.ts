@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONTACT_TEXT_FIELDS, IMPORTABLE_FIELDS, type ContactInput } from '../../src/domain/contact.js';
+import { IMPORTABLE_FIELDS, type ContactInput } from '../../src/domain/contact.js';
 import { MAX_TEXT_LENGTH, assertUniqueIds, normalizeContactInput } from '../../src/domain/contact-input.js';
 import { InputError } from '../../src/domain/errors.js';
 
@@ -18,7 +18,9 @@ function expectInputError(action: () => unknown, message: string): void {
   expect((error as InputError).message).toBe(message);
 }
 
-const TEXT_FIELDS = [...CONTACT_TEXT_FIELDS, 'source', 'birthday'] as const;
+const TEXT_FIELDS = [
+  'name', 'email', 'phone', 'company', 'title', 'school', 'linkedin_url', 'location', 'description', 'source', 'birthday',
+] as const;
 const DATE_TIME_FIELDS = ['enriched_at', 'researched_at', 'created_at', 'updated_at'] as const;
 const OBJECT_FIELDS = ['enrichment', 'research_data'] as const;
 const UUID = '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b';
