@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import type { ContactValues } from '../src/domain/contact.js';
-import type { Migration } from '../src/store/migration.js';
+import { normalizeContactInput } from '../src/domain/contact-input.js';
+import type { Migration } from '../src/store/migrator.js';
 import { POSTGRES_MIGRATIONS } from '../src/store/postgres/migrations.js';
 import { openPostgresStore } from '../src/store/postgres/postgres-store.js';
 import { SQLITE_MIGRATIONS } from '../src/store/sqlite/migrations.js';
@@ -65,7 +65,7 @@ function network(seed: number, size: number): ImportRecord[] {
   return Array.from({ length: size }, (_, index) => {
     const created = new Date(start + Math.floor(index * step + random() * step)).toISOString();
     const { id: _id, ...values } = generateContact(random, '', created);
-    return { label: `contact ${index + 1}`, contact: { id: null, values: values as Partial<ContactValues> } };
+    return { label: `contact ${index + 1}`, contact: normalizeContactInput(values) };
   });
 }
 

@@ -1,5 +1,6 @@
 import { Faker, en } from '@faker-js/faker';
 import type { ContactValues } from '../domain/contact.js';
+import { normalizeContactInput } from '../domain/contact-input.js';
 import type { ImportRecord } from '../store/store.js';
 
 const TAGS = ['investor', 'founder', 'friend', 'alumni', 'recruiter', 'customer', 'advisor', 'press', 'engineer', 'design'];
@@ -40,6 +41,6 @@ export function generateDemoContacts(count: number, seed: number, until: Date): 
       created_at: createdAt,
       updated_at: createdAt,
     };
-    return { label: `demo contact ${index + 1}`, contact: { id: faker.string.uuid(), values } };
+    return { label: `demo contact ${index + 1}`, contact: normalizeContactInput({ id: faker.string.uuid(), ...values }) };
   });
 }

@@ -1,4 +1,4 @@
-import { CONTACT_TEXT_FIELDS, IMPORTABLE_FIELDS, type ContactInput, type ContactValues } from './contact.js';
+import { CONTACT_FIELDS, contactFieldsOfKind, IMPORTABLE_FIELDS, type ContactInput, type ContactValues } from './contact.js';
 import { InputError } from './errors.js';
 import { isUuid } from './ids.js';
 import { parseIsoDateTime } from './timestamps.js';
@@ -7,16 +7,23 @@ export const MAX_TEXT_LENGTH = 65_536;
 /** Accepted besides the Contact fields, so data migrated from another system keeps its soft merges. */
 const MERGED_INTO = 'merged_into';
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const TEXT_FIELDS = [...CONTACT_TEXT_FIELDS, 'source', 'birthday'] as const;
-const NULLABLE_DATE_TIME_FIELDS = ['enriched_at', 'researched_at'] as const;
-const REQUIRED_DATE_TIME_FIELDS = ['created_at', 'updated_at'] as const;
-const OBJECT_FIELDS = ['enrichment', 'research_data'] as const;
+type ValueField = keyof ContactValues;
+const TEXT_FIELDS = contactFieldsOfKind('text') as ValueField[];
+const timestamps = CONTACT_FIELDS.filter((field) => field.kind === 'timestamp');
+const NULLABLE_DATE_TIME_FIELDS = timestamps.filter((field) => field.nullable || field.optional).map((field) => field.name as ValueField);
+/** Given by the service when the record leaves them out or blank. */
+const REQUIRED_DATE_TIME_FIELDS = timestamps.filter((field) => !field.nullable && !field.optional).map((field) => field.name as ValueField);
+const OBJECT_FIELDS = contactFieldsOfKind('object') as ValueField[];
+
+declare const validated: unique symbol;
+/** A record normalizeContactInput accepted: what every store can write as it is, without checking again. */
+export type ValidContactInput = ContactInput & { readonly [validated]: true };
 
 /**
  * Validates one import record. Fields the record leaves out stay out of `values`; null and blank values
  * are given as null. Throws InputError naming the field; the caller adds where the record is.
  */
-export function normalizeContactInput(raw: unknown): ContactInput {
+export function normalizeContactInput(raw: unknown): ValidContactInput {
   if (!isPlainObject(raw)) throw new InputError('expected an object of contact fields');
   for (const field of Object.keys(raw)) {
     if (!(IMPORTABLE_FIELDS as readonly string[]).includes(field) && field !== MERGED_INTO) {
@@ -39,7 +46,7 @@ export function normalizeContactInput(raw: unknown): ContactInput {
     if (input.id === null) throw new InputError(`field "${MERGED_INTO}" needs the record's "id"`);
     input.mergedInto = mergedInto;
   }
-  return input;
+  return input as ValidContactInput;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

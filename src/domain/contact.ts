@@ -3,19 +3,6 @@ import { FreeFormObject, NullableObject, NullableString, NullableStringArray } f
 
 const DateTime = { format: 'date-time', examples: ['2024-05-01T09:30:00.000Z'] };
 
-/** The spec's plain text fields of a contact, in the spec's order. */
-export const CONTACT_TEXT_FIELDS = [
-  'name',
-  'email',
-  'phone',
-  'company',
-  'title',
-  'school',
-  'linkedin_url',
-  'location',
-  'description',
-] as const;
-
 /**
  * A contact as the API returns it. Every field of the spec is always present (null when it has no value);
  * `research_data` and `researched_at` appear only when set.
@@ -47,44 +34,67 @@ export const ContactSchema = Type.Object(
 
 export type Contact = Static<typeof ContactSchema>;
 
-/** Fields an import may set on a contact; everything the API shows except what the service owns. */
-export const IMPORTABLE_FIELDS = [
-  'id',
-  ...CONTACT_TEXT_FIELDS,
-  'tags',
-  'enrichment',
-  'enriched_at',
-  'source',
-  'birthday',
-  'research_data',
-  'researched_at',
-  'created_at',
-  'updated_at',
-] as const;
+/** How a contact field holds its value; storage, import, export and the MCP schema all follow from it. */
+export type ContactFieldKind = 'id' | 'text' | 'tags' | 'object' | 'timestamp';
 
-export type ImportableField = (typeof IMPORTABLE_FIELDS)[number];
-
-/** Values of the importable fields other than `id`, as stored. */
-export interface ContactValues {
-  name: string | null;
-  email: string | null;
-  phone: string | null;
-  company: string | null;
-  title: string | null;
-  school: string | null;
-  linkedin_url: string | null;
-  location: string | null;
-  description: string | null;
-  tags: string[] | null;
-  enrichment: Record<string, unknown> | null;
-  enriched_at: string | null;
-  source: string | null;
-  birthday: string | null;
-  research_data: Record<string, unknown> | null;
-  researched_at: string | null;
-  created_at: string;
-  updated_at: string;
+export interface ContactField {
+  name: keyof Contact;
+  kind: ContactFieldKind;
+  /** Null when it has no value. */
+  nullable: boolean;
+  /** Present only when set (the spec's research fields). */
+  optional: boolean;
+  description: string | undefined;
 }
+
+interface PropertySchema {
+  type?: string | string[];
+  format?: string;
+  description?: string;
+}
+
+function kindOf(schema: PropertySchema): ContactFieldKind {
+  const types = [schema.type ?? []].flat();
+  if (types.includes('array')) return 'tags';
+  if (types.includes('object')) return 'object';
+  if (schema.format === 'uuid') return 'id';
+  if (schema.format === 'date-time') return 'timestamp';
+  return 'text';
+}
+
+/** Every field of ContactSchema in its order, read from the schema itself so that nothing lists them by hand. */
+export const CONTACT_FIELDS: readonly ContactField[] = Object.entries(ContactSchema.properties).map(([name, property]) => {
+  const schema = property as PropertySchema;
+  return {
+    name: name as keyof Contact,
+    kind: kindOf(schema),
+    nullable: [schema.type ?? []].flat().includes('null'),
+    optional: !(ContactSchema.required as readonly string[]).includes(name),
+    description: schema.description,
+  };
+});
+
+/** Set by the service when the record gives none; an export puts them last. */
+const SERVICE_TIMESTAMPS = ['created_at', 'updated_at'] as const;
+
+/**
+ * Fields an import may set and an export writes, in the export's column order: every field of a contact, the
+ * service's own timestamps last.
+ */
+export const IMPORTABLE_FIELDS: readonly (keyof Contact)[] = [
+  ...CONTACT_FIELDS.map((field) => field.name).filter((name) => !(SERVICE_TIMESTAMPS as readonly string[]).includes(name)),
+  ...SERVICE_TIMESTAMPS,
+];
+
+/** The names of the fields of one kind, in the schema's order. */
+export function contactFieldsOfKind(kind: ContactFieldKind): (keyof Contact)[] {
+  return CONTACT_FIELDS.filter((field) => field.kind === kind).map((field) => field.name);
+}
+
+/** Values of every field but `id`, as stored: a field shown only when set is null when unset. */
+export type ContactValues = {
+  [F in Exclude<keyof Contact, 'id'>]-?: undefined extends Contact[F] ? Exclude<Contact[F], undefined> | null : Contact[F];
+};
 
 /**
  * A validated import record. Only the fields the record names are in `values`, so updating an existing

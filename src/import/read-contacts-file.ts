@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { assertUniqueIds, normalizeContactInput } from '../domain/contact-input.js';
-import type { ContactInput } from '../domain/contact.js';
+import { assertUniqueIds, normalizeContactInput, type ValidContactInput } from '../domain/contact-input.js';
 import { InputError } from '../domain/errors.js';
 import type { ImportRecord } from '../store/store.js';
 import { parseCsvRecords } from './formats/csv.js';
@@ -57,7 +56,7 @@ async function readText(path: string): Promise<string> {
   }
 }
 
-function normalize(label: string, fields: Record<string, unknown>): ContactInput {
+function normalize(label: string, fields: Record<string, unknown>): ValidContactInput {
   try {
     return normalizeContactInput(fields);
   } catch (error) {

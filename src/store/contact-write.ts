@@ -1,6 +1,7 @@
 import type { ContactValues } from '../domain/contact.js';
 import { InputError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
+import { EMPTY_CONTACT_VALUES } from './columns.js';
 import type { ImportRecord } from './store.js';
 
 /** What an import needs to know of a contact that already has the record's id, whoever owns it. */
@@ -12,25 +13,6 @@ export interface ExistingContact {
 export type ContactWrite =
   | { kind: 'insert'; id: string; values: ContactValues }
   | { kind: 'update'; id: string; values: Partial<ContactValues> };
-
-const EMPTY_VALUES: Omit<ContactValues, 'created_at' | 'updated_at'> = {
-  name: null,
-  email: null,
-  phone: null,
-  company: null,
-  title: null,
-  school: null,
-  linkedin_url: null,
-  location: null,
-  description: null,
-  tags: null,
-  enrichment: null,
-  enriched_at: null,
-  source: null,
-  birthday: null,
-  research_data: null,
-  researched_at: null,
-};
 
 /**
  * Decides how one import record is written: a new contact, or an update of the owner's contact with
@@ -47,7 +29,7 @@ export function decideContactWrite(
     return {
       kind: 'insert',
       id: id ?? newId(),
-      values: { ...EMPTY_VALUES, ...values, created_at: values.created_at ?? now, updated_at: values.updated_at ?? now },
+      values: { ...EMPTY_CONTACT_VALUES, ...values, created_at: values.created_at ?? now, updated_at: values.updated_at ?? now },
     };
   }
   if (existing.owner_id !== ownerId || existing.is_self) {

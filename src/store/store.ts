@@ -1,4 +1,5 @@
-import type { Contact, ContactInput } from '../domain/contact.js';
+import type { Contact } from '../domain/contact.js';
+import type { ValidContactInput } from '../domain/contact-input.js';
 import type { PageRequest } from '../domain/pagination.js';
 import type { BillingPlan } from '../domain/billing-plan.js';
 import type { Scope } from '../domain/scopes.js';
@@ -42,10 +43,13 @@ export interface NewApiKey {
   expiresAt: string | null;
 }
 
-/** One record of an import, with where it came from (`line 4`, `record 2`) for error messages. */
+/**
+ * One record of an import, with where it came from (`line 4`, `record 2`) for error messages. The contact has passed
+ * normalizeContactInput, so every database stores it as it is.
+ */
 export interface ImportRecord {
   label: string;
-  contact: ContactInput;
+  contact: ValidContactInput;
 }
 
 /** The contacts of one owner (email or id) within a bulk load. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.js';
+import { normalizeContactInput } from '../../src/domain/contact-input.js';
 import { indexContactWordsSql } from '../../src/store/sqlite/migrations.js';
 import type { OwnerBatch, Store } from '../../src/store/store.js';
 import { contactRecord, createUser } from '../support/seed.js';
@@ -57,11 +58,11 @@ describe('SQLite bulk load: search index and listing totals built in bulk', () =
         owner: fresh.email,
         records: [
           contactRecord({ name: 'First 3 renamed' }, firstIds[3]!),
-          { label: 'merge', contact: { id: firstIds[4]!, values: {}, mergedInto: firstIds[5]! } },
+          { label: 'merge', contact: normalizeContactInput({ id: firstIds[4]!, merged_into: firstIds[5]! }) },
           contactRecord({ name: 'Second batch' }, randomUUID()),
         ],
       };
-      yield { owner: before.email, records: [{ label: 'merge', contact: { id: merged, values: {}, mergedInto: renamed } }] };
+      yield { owner: before.email, records: [{ label: 'merge', contact: normalizeContactInput({ id: merged, merged_into: renamed }) }] };
     }
     await store.bulkImport([fresh], batches());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
+import { normalizeContactInput } from '../../src/domain/contact-input.js';
 import { indexContactWordsSql } from '../../src/store/sqlite/migrations.js';
 import type { Store } from '../../src/store/store.js';
 import { databaseBefore, type OldDatabase } from '../support/old-database.js';
@@ -107,7 +108,7 @@ describe(`migration ${PORTABLE_SCHEMA} (schema readable by SQLite 3.40) over exi
     await query('DELETE FROM contacts WHERE id = $1', [contactIds[5]]);
     await query('DELETE FROM contacts WHERE id = $1', [contactIds[2]]);
     await store.contacts.merge(owner, contactIds[6]!, contactIds[7]!);
-    await store.contacts.importContacts(owner, [{ label: 'test', contact: { id: contactIds[8]!, values: { name: '〠 Re-imported', tags: ['x'] } } }]);
+    await store.contacts.importContacts(owner, [{ label: 'test', contact: normalizeContactInput({ id: contactIds[8]!, name: '〠 Re-imported', tags: ['x'] }) }]);
 
     const maintained = await indexEntries();
     await query("INSERT INTO contact_words (contact_words) VALUES ('integrity-check')");

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.js';
 import type { SearchScope } from '../../src/store/search-plan.js';
-import { sqliteSearchReads } from '../../src/store/sqlite/sqlite-search.js';
+import { sqliteSearchReads } from '../../src/store/sqlite/search.js';
 
 // A lookup's cost stays within its LIMIT only while the word index drives it: driven by the owner's contacts in list
 // order instead, it asks the index about each contact (300 ms for 3,500 contacts on a database without statistics).

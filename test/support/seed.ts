@@ -1,5 +1,6 @@
 import { generateApiKey, hashApiKey } from '../../src/domain/api-key.js';
 import type { ContactValues } from '../../src/domain/contact.js';
+import { normalizeContactInput } from '../../src/domain/contact-input.js';
 import type { BillingPlan } from '../../src/domain/billing-plan.js';
 import { CONTACTS_READ, type Scope } from '../../src/domain/scopes.js';
 import type { ImportRecord, Store, User } from '../../src/store/store.js';
@@ -29,7 +30,7 @@ export async function createKey(
 }
 
 export function contactRecord(values: Partial<ContactValues>, id: string | null = null, label = 'test'): ImportRecord {
-  return { label, contact: { id, values } };
+  return { label, contact: normalizeContactInput({ ...values, id }) };
 }
 
 /** Imports `count` contacts named `${prefix} 1…count`, one millisecond apart from `start`. */

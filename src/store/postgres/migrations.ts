@@ -1,6 +1,7 @@
 import { LATIN_ACCENT_CLASS, LATIN_LETTER_CLASS } from '../../domain/search.js';
-import { CONTACT_COLUMNS, columnKind, contactJsonExpression, type ContactColumn } from '../contact-row.js';
-import type { Migration } from '../migration.js';
+import { CONTACT_COLUMNS, columnKind, postgresTypeOf } from '../columns.js';
+import { contactJsonExpression } from '../contact-row.js';
+import type { Migration } from '../migrator.js';
 
 /** Characters migration 2's search_words column turned into spaces, as that migration was written (it is frozen). */
 const WORD_SEPARATORS = ' \t\n\r-_.,;:!?@#/\\&+()[]{}<>\'"|~*=\u001f';
@@ -21,10 +22,6 @@ const CONTACT_API_JSON = contactJsonExpression(
   (pairs) => `json_build_object(${pairs.join(', ')})`,
   (column) => (columnKind(column) === 'timestamp' ? isoMillis(column) : column),
 );
-
-/** PostgreSQL's type of each contact column, as migration 1 created it. */
-const postgresTypeOf = (column: ContactColumn) =>
-  column === 'id' ? 'uuid' : column === 'tags' ? 'text[]' : { json: 'jsonb', timestamp: 'timestamptz', text: 'text' }[columnKind(column)];
 
 /** A standard SQL string literal (standard_conforming_strings: only quotes are doubled). */
 function sqlText(text: string): string {

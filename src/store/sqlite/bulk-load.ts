@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { listableSql } from '../listable.js';
 import { indexContactWordsSql } from './migrations.js';
 
 /**
@@ -55,7 +56,7 @@ export class SqliteBulkLoad {
     this.db
       .prepare(
         `UPDATE owner_listing SET version = version + 1,
-           total = (SELECT count(*) FROM contacts c WHERE c.owner_id = owner_listing.owner_id AND c.merged_into IS NULL AND c.is_self = 0)
+           total = (SELECT count(*) FROM contacts c WHERE ${listableSql('sqlite', 'owner_listing.owner_id', 'c')})
          WHERE owner_id IN (SELECT owner_id FROM contacts WHERE rowid >= ?)`,
       )
       .run(this.firstNewRowid);

@@ -1,5 +1,6 @@
-import { CONTACT_COLUMNS, columnKind, contactJsonExpression } from '../contact-row.js';
-import type { Migration } from '../migration.js';
+import { CONTACT_COLUMNS, columnKind } from '../columns.js';
+import { contactJsonExpression } from '../contact-row.js';
+import type { Migration } from '../migrator.js';
 
 /**
  * Private-use characters the search index (migration 4) adds to the text it indexes. FTS5's unicode61 tokenizer

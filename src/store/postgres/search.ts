@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { listableSql } from '../listable.js';
 import { lookupWords, type AsyncSearchReads, type SearchCandidate, type SearchScope, type WalkPosition } from '../search-plan.js';
 
 /** A contact as the PostgreSQL search reads it. */
@@ -6,7 +7,7 @@ export type PostgresCandidate = SearchCandidate;
 
 // The searched text other than name and email in one string (each tag on its own line), as ranking reads it.
 const REST = `concat_ws(E'\\n', company, title, school, location, array_to_string(tags, E'\\n'))`;
-const LISTABLE = 'owner_id = $1::uuid AND merged_into IS NULL AND NOT is_self';
+const LISTABLE = listableSql('postgres', '$1::uuid');
 
 const SIZE_SQL = 'SELECT total FROM owner_listing WHERE owner_id = $1::uuid';
 

@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import { isUuid } from '../../domain/ids.js';
+import { listableSql } from '../listable.js';
 import type { ListingState, PageSource, SortKey } from '../paged-listing.js';
 
-const listable = (row: string) => `${row}.owner_id = $1::uuid AND ${row}.merged_into IS NULL AND NOT ${row}.is_self`;
+const listable = (row: string) => listableSql('postgres', '$1::uuid', row);
 
 /** The owner's state beside whatever else a statement returns: one row even when the owner has none. */
 const withState = (from: string) => `

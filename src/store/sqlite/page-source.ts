@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
+import { listableSql } from '../listable.js';
 import type { ListingState, PageSource, SortKey } from '../paged-listing.js';
 
-const LISTABLE = 'owner_id = @owner AND merged_into IS NULL AND is_self = 0';
+const LISTABLE = listableSql('sqlite', '@owner');
 // The page's rows are picked from the covering listing index alone (a deferred join), so skipped rows cost
 // an index step each and only the returned rows are read, each for its stored JSON (migration 5).
 const pageSql = (seek: string) => `

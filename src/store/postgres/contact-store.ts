@@ -1,0 +1,134 @@
+import type pg from 'pg';
+import type { Contact } from '../../domain/contact.js';
+import { InputError } from '../../domain/errors.js';
+import { canonicalId } from '../../domain/ids.js';
+import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
+import { CONTACT_COLUMNS, columnList } from '../columns.js';
+import { contactFromRow, type ContactRow } from '../contact-row.js';
+import { decideContactWrite } from '../contact-write.js';
+import { listableSql } from '../listable.js';
+import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
+import { ListedContacts } from '../listed-contacts.js';
+import type { PagedListingOptions } from '../paged-listing.js';
+import { searchAsync } from '../search-plan.js';
+import type { ContactStore, FoundContact, ImportRecord } from '../store.js';
+import { ContactWriter, findExisting } from './contact-writer.js';
+import { mergeContacts } from './merge.js';
+import { postgresPageSource } from './page-source.js';
+import { postgresSearchReads } from './search.js';
+import { inTransaction } from './transaction.js';
+
+/** During an import: existing ids looked up per query. */
+const LOOKUP_BATCH = 1000;
+
+/** The end of the merge chain from the id asked for, in one statement (one snapshot). */
+const GET_CONTACT_SQL = `
+  WITH RECURSIVE chain (id, hops) AS (
+    SELECT id, 0 FROM contacts WHERE owner_id = $1::uuid AND id = $2::uuid
+    UNION ALL
+    SELECT c.merged_into, chain.hops + 1 FROM chain JOIN contacts c ON c.owner_id = $1::uuid AND c.id = chain.id
+    WHERE c.merged_into IS NOT NULL AND chain.hops < ${MAX_MERGE_HOPS}
+  )
+  SELECT ${columnList(CONTACT_COLUMNS, 'c')}, c.is_self, c.merged_into
+  FROM chain JOIN contacts c ON c.owner_id = $1::uuid AND c.id = chain.id
+  ORDER BY chain.hops DESC LIMIT 1`;
+
+/** The chosen contacts of a search, read in full. */
+const SEARCH_ROWS_SQL = `SELECT ${columnList(CONTACT_COLUMNS)} FROM contacts WHERE ${listableSql('postgres', '$1')} AND id = ANY($2::uuid[])`;
+
+/**
+ * Every statement on an owner's contacts ends by updating the owner's listing row (triggers, migration 3), held
+ * to commit. A write transaction locks that row before any contact, so store writes of one owner queue on it
+ * instead of deadlocking: an import holding it while a merge holds a contact the import updates next, or two
+ * imports updating the same contacts in different orders.
+ */
+async function lockOwnerListing(client: pg.PoolClient, ownerId: string): Promise<void> {
+  const owner = canonicalId(ownerId);
+  if (owner !== null) await client.query('SELECT 1 FROM owner_listing WHERE owner_id = $1::uuid FOR NO KEY UPDATE', [owner]);
+}
+
+export class PostgresContactStore extends ListedContacts implements ContactStore {
+  constructor(
+    private readonly pool: pg.Pool,
+    listingOptions: PagedListingOptions,
+  ) {
+    super(postgresPageSource(pool), listingOptions);
+  }
+
+  async get(ownerId: string, id: string): Promise<FoundContact | null> {
+    const owner = canonicalId(ownerId);
+    const askedId = canonicalId(id);
+    if (owner === null || askedId === null) return null;
+    const { rows } = await this.pool.query<ContactRow & { is_self: boolean; merged_into: string | null }>({
+      name: 'contacts_get',
+      text: GET_CONTACT_SQL,
+      values: [owner, askedId],
+    });
+    const row = rows[0];
+    if (!row) return null;
+    const { is_self, merged_into, ...contact } = row;
+    return mergeChainResult(askedId, { contact: contactFromRow(contact), is_self, merged_into });
+  }
+
+  async search(ownerId: string, query: string, limit: number): Promise<Contact[]> {
+    const request = parseSearchRequest({ query, limit });
+    const matcher = searchMatcher(request.query);
+    const owner = canonicalId(ownerId);
+    if (owner === null || matcher.words.length === 0) return [];
+    // One snapshot for the index lookups, the walk and the rows read.
+    return inTransaction(
+      this.pool,
+      async (client) => {
+        const found = await searchAsync(postgresSearchReads(client, owner, matcher.words), matcher, request.limit);
+        if (found.length === 0) return [];
+        const { rows } = await client.query<ContactRow>({
+          name: 'contacts_search_rows',
+          text: SEARCH_ROWS_SQL,
+          values: [owner, found.map((contact) => contact.id)],
+        });
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        // Inside a bulk load's transaction (no snapshot of its own) a contact may have gone meanwhile.
+        return found.flatMap((contact) => {
+          const row = byId.get(contact.id);
+          return row ? [contactFromRow(row)] : [];
+        });
+      },
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
+  }
+
+  async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<number> {
+    const now = new Date().toISOString();
+    await inTransaction(this.pool, async (client) => {
+      await lockOwnerListing(client, ownerId);
+      const writer = new ContactWriter(client, ownerId);
+      for (let start = 0; start < records.length; start += LOOKUP_BATCH) {
+        const batch = records.slice(start, start + LOOKUP_BATCH);
+        const found = await findExisting(client, batch);
+        for (const record of batch) {
+          const { id } = record.contact;
+          // A contact this import already wrote counts as existing, exactly as when records are written one by one.
+          const existing = id === null ? undefined : (writer.written(id) ?? found.get(id));
+          await writer.write(decideContactWrite(ownerId, record, existing, now));
+        }
+      }
+      await writer.flush();
+      for (const { label, contact } of records) {
+        if (contact.mergedInto === undefined) continue;
+        try {
+          await mergeContacts(client, ownerId, contact.id!, contact.mergedInto, now, 'no-op');
+        } catch (error) {
+          throw error instanceof InputError ? new InputError(`${label}: ${error.message}`) : error;
+        }
+      }
+    });
+    return records.length;
+  }
+
+  async merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      await lockOwnerListing(client, ownerId);
+      await mergeContacts(client, ownerId, duplicateId, survivorId, new Date().toISOString());
+    });
+  }
+}

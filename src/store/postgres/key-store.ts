@@ -1,0 +1,92 @@
+import type pg from 'pg';
+import type { BillingPlan } from '../../domain/billing-plan.js';
+import { canonicalId, newId } from '../../domain/ids.js';
+import { columnList, KEY_COLUMNS } from '../columns.js';
+import type { KeyUse, KeyUseRecorder } from '../key-use-recorder.js';
+import type { ApiKeyRecord, KeyStore, KeyWithOwner, NewApiKey } from '../store.js';
+
+export class PostgresKeyStore implements KeyStore {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly uses: KeyUseRecorder,
+  ) {}
+
+  async create(key: NewApiKey): Promise<ApiKeyRecord> {
+    const { rows } = await this.pool.query<ApiKeyRecord>(
+      `INSERT INTO api_keys (id, owner_id, label, scopes, secret_hash, created_at, expires_at)
+       VALUES ($1::uuid, $2::uuid, $3::text, $4::text[], $5::text, $6::timestamptz, $7::timestamptz)
+       RETURNING ${columnList(KEY_COLUMNS)}`,
+      [newId(), canonicalId(key.ownerId), key.label, key.scopes, key.secretHash, new Date().toISOString(), key.expiresAt],
+    );
+    return rows[0]!;
+  }
+
+  async listForOwner(ownerId: string): Promise<ApiKeyRecord[]> {
+    const id = canonicalId(ownerId);
+    if (id === null) return [];
+    const { rows } = await this.pool.query<ApiKeyRecord>(
+      `SELECT ${columnList(KEY_COLUMNS)} FROM api_keys WHERE owner_id = $1::uuid ORDER BY created_at, id`,
+      [id],
+    );
+    return rows;
+  }
+
+  async revoke(keyId: string): Promise<ApiKeyRecord | null> {
+    const id = canonicalId(keyId);
+    if (id === null) return null;
+    const { rows } = await this.pool.query<ApiKeyRecord>(
+      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1::timestamptz) WHERE id = $2::uuid
+       RETURNING ${columnList(KEY_COLUMNS)}`,
+      [new Date().toISOString(), id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async findByHash(secretHash: string): Promise<KeyWithOwner | null> {
+    const { rows } = await this.pool.query<ApiKeyRecord & { owner_plan: BillingPlan }>({
+      name: 'api_keys_find_by_hash',
+      text: `SELECT ${columnList(KEY_COLUMNS, 'k')}, u.plan AS owner_plan
+             FROM api_keys k JOIN users u ON u.id = k.owner_id
+             WHERE k.secret_hash = $1::text`,
+      values: [secretHash],
+    });
+    const row = rows[0];
+    if (!row) return null;
+    const { owner_plan: ownerPlan, ...key } = row;
+    return { key, ownerPlan };
+  }
+
+  async touch(keyId: string, usedAt: string, unlessUsedAfter: string): Promise<void> {
+    const id = canonicalId(keyId);
+    if (id !== null) await this.uses.record({ keyId: id, usedAt, unlessUsedAfter });
+  }
+}
+
+/**
+ * Records the uses whose keys no other transaction has locked (SKIP LOCKED: a touch never queues behind a
+ * transaction holding an api_keys row, so it holds its pool connection for one short statement), and returns
+ * the uses still due that it had to skip. The final SELECT reads the snapshot from before the update.
+ */
+const RECORD_KEY_USES_SQL = `
+  WITH uses AS (
+    SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS u(id, used_at, unless_used_after)
+  ), free AS (
+    SELECT k.id FROM api_keys k JOIN uses ON uses.id = k.id
+    WHERE k.last_used_at IS NULL OR k.last_used_at <= uses.unless_used_after
+    FOR UPDATE OF k SKIP LOCKED
+  ), touched AS (
+    UPDATE api_keys k SET last_used_at = uses.used_at FROM free JOIN uses ON uses.id = free.id
+    WHERE k.id = free.id RETURNING k.id
+  )
+  SELECT uses.id FROM uses JOIN api_keys k ON k.id = uses.id
+  WHERE (k.last_used_at IS NULL OR k.last_used_at <= uses.unless_used_after) AND uses.id NOT IN (SELECT id FROM touched)`;
+
+export async function recordKeyUsesUnlessLocked(pool: pg.Pool, uses: KeyUse[]): Promise<KeyUse[]> {
+  const { rows } = await pool.query<{ id: string }>({
+    name: 'api_keys_record_uses',
+    text: RECORD_KEY_USES_SQL,
+    values: [uses.map((use) => use.keyId), uses.map((use) => use.usedAt), uses.map((use) => use.unlessUsedAfter)],
+  });
+  const skipped = new Set(rows.map((row) => row.id));
+  return uses.filter((use) => skipped.has(use.keyId));
+}

@@ -1,0 +1,107 @@
+import type { Contact } from '../../domain/contact.js';
+import { InputError } from '../../domain/errors.js';
+import { canonicalId } from '../../domain/ids.js';
+import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
+import { CONTACT_COLUMNS, columnList, JSON_COLUMNS } from '../columns.js';
+import { contactFromRow, type ContactRow } from '../contact-row.js';
+import { decideContactWrite } from '../contact-write.js';
+import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
+import { ListedContacts } from '../listed-contacts.js';
+import type { PagedListingOptions } from '../paged-listing.js';
+import { searchSync } from '../search-plan.js';
+import type { ContactStore, FoundContact, ImportRecord } from '../store.js';
+import type { SqliteBulkLoad } from './bulk-load.js';
+import { ContactWriter } from './contact-writer.js';
+import { mergeContacts } from './merge.js';
+import { sqlitePageSource } from './page-source.js';
+import { sqliteSearchReads } from './search.js';
+import type { Row, StatementCache } from './statements.js';
+import type { SqliteWriteLock } from './transaction.js';
+
+const CONTACT_SELECT = columnList(CONTACT_COLUMNS, 'c');
+
+/** The end of the merge chain from the id asked for, in one statement (one snapshot). */
+const GET_CONTACT_SQL = `
+  WITH RECURSIVE chain (id, hops) AS (
+    SELECT id, 0 FROM contacts WHERE owner_id = @owner AND id = @id
+    UNION ALL
+    SELECT c.merged_into, chain.hops + 1 FROM chain JOIN contacts c ON c.owner_id = @owner AND c.id = chain.id
+    WHERE c.merged_into IS NOT NULL AND chain.hops < ${MAX_MERGE_HOPS}
+  )
+  SELECT ${CONTACT_SELECT}, c.is_self, c.merged_into FROM contacts c
+  WHERE c.owner_id = @owner AND c.id = (SELECT id FROM chain ORDER BY hops DESC LIMIT 1)`;
+
+const CONTACT_BY_ROWID_SQL = `SELECT ${CONTACT_SELECT} FROM contacts c WHERE c.rowid = ?`;
+
+export class SqliteContactStore extends ListedContacts implements ContactStore {
+  /** Set while a bulk load runs: imports then index their new contacts in bulk. */
+  bulkLoad: SqliteBulkLoad | null = null;
+  constructor(
+    private readonly statements: StatementCache,
+    private readonly writeLock: SqliteWriteLock,
+    listingOptions: PagedListingOptions,
+  ) {
+    super(sqlitePageSource(statements.db, (sql) => statements.get(sql)), listingOptions);
+  }
+
+  async get(ownerId: string, id: string): Promise<FoundContact | null> {
+    const owner = canonicalId(ownerId);
+    const askedId = canonicalId(id);
+    if (owner === null || askedId === null) return null;
+    const row = this.statements.get(GET_CONTACT_SQL).get({ owner, id: askedId }) as Row | undefined;
+    if (!row) return null;
+    const { is_self: isSelf, merged_into: mergedInto, ...contact } = row;
+    return mergeChainResult(askedId, {
+      contact: decodeContact(contact),
+      is_self: isSelf === 1,
+      merged_into: mergedInto as string | null,
+    });
+  }
+
+  async search(ownerId: string, query: string, limit: number): Promise<Contact[]> {
+    const request = parseSearchRequest({ query, limit });
+    const matcher = searchMatcher(request.query);
+    const owner = canonicalId(ownerId);
+    if (owner === null) return [];
+    const prepare = (sql: string) => this.statements.get(sql);
+    // One read transaction: the index lookups, the walk and the rows read agree on one snapshot.
+    const rows = this.statements.db.transaction(() =>
+      searchSync(sqliteSearchReads(prepare, owner, matcher.words), matcher, request.limit).map(
+        (found) => prepare(CONTACT_BY_ROWID_SQL).get(found.row_id) as Row,
+      ),
+    )();
+    return rows.map(decodeContact);
+  }
+
+  async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<number> {
+    const now = new Date().toISOString();
+    const writer = new ContactWriter(this.statements, ownerId);
+    await this.writeLock.run(() => {
+      for (const record of records) {
+        const { id } = record.contact;
+        writer.write(decideContactWrite(ownerId, record, id === null ? undefined : writer.existing(id), now));
+      }
+      this.bulkLoad?.indexNewContacts();
+      for (const { label, contact } of records) {
+        if (contact.mergedInto === undefined) continue;
+        try {
+          mergeContacts(this.statements, ownerId, contact.id!, contact.mergedInto, now, 'no-op');
+        } catch (error) {
+          throw error instanceof InputError ? new InputError(`${label}: ${error.message}`) : error;
+        }
+      }
+    });
+    return records.length;
+  }
+
+  async merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void> {
+    await this.writeLock.run(() => mergeContacts(this.statements, ownerId, duplicateId, survivorId, new Date().toISOString()));
+  }
+}
+
+function decodeContact(row: Row): Contact {
+  for (const column of JSON_COLUMNS) {
+    if (row[column] !== null) row[column] = JSON.parse(row[column] as string);
+  }
+  return contactFromRow(row as ContactRow);
+}
