@@ -1,10 +1,11 @@
 import * as z from 'zod';
+import { CONTACT_FIELDS, type ContactField, type ContactFieldKind } from '../domain/contact.js';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, OFFSET_DEFAULT, OFFSET_MAX, OFFSET_MIN } from '../domain/pagination.js';
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_LIMIT_MIN, SEARCH_QUERY_MAX_LENGTH, SEARCH_QUERY_MAX_WORDS } from '../domain/search.js';
 
 /*
- * The tools' input and output schemas. The output shapes are the REST API's (ContactSchema, PaginationSchema);
- * test/mcp checks the listed JSON Schemas against them, so the two cannot drift apart.
+ * The tools' input and output schemas. A contact's output derives from ContactSchema's fields; the pagination shape is
+ * the REST API's PaginationSchema, and test/mcp checks the listed JSON Schemas against both.
  */
 
 /** An integer within bounds, with one message for every way to miss them. */
@@ -13,32 +14,28 @@ function boundedInteger(name: string, min: number, max: number, fallback: number
   return z.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback).describe(description);
 }
 
-const text = z.string().nullable();
-const dateTime = z.string().describe('ISO 8601 date-time, UTC with milliseconds.');
-const freeForm = z.record(z.string(), z.unknown());
+const VALUE_OF_KIND: Record<ContactFieldKind, () => z.ZodType> = {
+  id: () => z.string(),
+  text: () => z.string(),
+  timestamp: () => z.string(),
+  tags: () => z.array(z.string()),
+  object: () => z.record(z.string(), z.unknown()),
+};
+
+/**
+ * A contact field as the tools describe it, from the same field table as ContactSchema. Formats (uuid, date-time) stay
+ * out: the SDK validates structuredContent with them, and zod's uuid refuses ids an import may rightly have carried.
+ */
+function contactFieldOutput({ kind, nullable, optional, description }: ContactField): z.ZodType {
+  let value = VALUE_OF_KIND[kind]();
+  if (nullable) value = value.nullable();
+  if (optional) value = value.optional();
+  const said = [kind === 'timestamp' ? 'ISO 8601 date-time, UTC with milliseconds.' : undefined, description].filter(Boolean);
+  return said.length === 0 ? value : value.describe(said.join(' '));
+}
 
 export const ContactOutput = z
-  .object({
-    id: z.string().describe('Stable identifier (a UUID); get_contact takes it.'),
-    name: text,
-    email: text,
-    phone: text,
-    company: text,
-    title: text,
-    school: text,
-    linkedin_url: text,
-    location: text,
-    description: text,
-    tags: z.array(z.string()).nullable(),
-    enrichment: freeForm.nullable().describe('Free-form object.'),
-    enriched_at: dateTime.nullable(),
-    source: text,
-    birthday: text,
-    created_at: dateTime,
-    updated_at: dateTime,
-    research_data: freeForm.optional().describe('Present only when set.'),
-    researched_at: dateTime.optional().describe('Present only when set.'),
-  })
+  .object(Object.fromEntries(CONTACT_FIELDS.map((field) => [field.name, contactFieldOutput(field)])))
   .describe('A contact, exactly as GET /api/v1/contacts returns it.');
 
 export const ListContactsInput = z.strictObject({
