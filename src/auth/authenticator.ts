@@ -1,5 +1,6 @@
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js';
 import { billingPlanAllowsApiAccess } from '../domain/billing-plan.js';
+import { PublicError } from '../domain/errors.js';
 import type { Scope } from '../domain/scopes.js';
 import { LruCache } from '../cache/lru-cache.js';
 import type { ApiKeyRecord, KeyStore, KeyWithOwner } from '../store/store.js';
@@ -12,15 +13,19 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 /** Why authentication failed, for metrics and logs only: a 401 response never says which. */
 export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'scope' | 'plan';
 
+/** How a 401 tells the client which credentials to send (RFC 6750). */
+export const WWW_AUTHENTICATE = 'Bearer realm="contacts-api"';
+
 /** Why a request may not proceed: 401 for any key problem (never saying which), 403 for a valid key not allowed. */
-export class AuthError extends Error {
+export class AuthError extends PublicError {
   override name = 'AuthError';
+  declare readonly status: 401 | 403;
   constructor(
-    readonly status: 401 | 403,
+    status: 401 | 403,
     message: string,
     readonly reason: AuthFailureReason,
   ) {
-    super(message);
+    super(status, message, status === 401 ? { headers: { 'www-authenticate': WWW_AUTHENTICATE } } : {});
   }
 }
 

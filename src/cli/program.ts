@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
-import { InputError, NotFoundError } from '../domain/errors.js';
+import { PublicError } from '../domain/errors.js';
 import { registerBulkImportCommand } from './commands/bulk-import.js';
 import { registerContactCommands } from './commands/contacts.js';
 import { registerDemoCommand } from './commands/demo.js';
@@ -47,7 +47,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 function describeFailure(error: unknown): string {
-  if (error instanceof InputError || error instanceof NotFoundError || error instanceof ConfigError) return error.message;
+  if (error instanceof PublicError || error instanceof ConfigError) return error.message;
+  // The operator running a command may see what failed inside (a database error, a file system error): its first line.
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n', 1)[0]!;
 }

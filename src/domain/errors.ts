@@ -1,9 +1,52 @@
+/** What every failure the service does not explain shows: its cause goes to the logs only. */
+export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
+
+/**
+ * A failure the caller may be told about: `message` is public (safe to show to anyone), `status` says what kind of
+ * failure it is (HTTP's codes, which the CLI and MCP read too), `headers` go with an HTTP answer, and `internal`
+ * (with `cause`) is what an operator needs, for the logs alone.
+ */
+export class PublicError extends Error {
+  override name = 'PublicError';
+  readonly headers: Readonly<Record<string, string>>;
+  readonly internal: string | undefined;
+
+  constructor(
+    readonly status: number,
+    message: string,
+    options: { headers?: Record<string, string>; internal?: string; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.headers = options.headers ?? {};
+    this.internal = options.internal;
+  }
+}
+
 /** The caller's input is wrong; the message says what and is safe to show. Nothing was changed. */
-export class InputError extends Error {
+export class InputError extends PublicError {
   override name = 'InputError';
+  constructor(message: string) {
+    super(400, message);
+  }
 }
 
 /** A referenced record (user, key, contact) does not exist for the caller. */
-export class NotFoundError extends Error {
+export class NotFoundError extends PublicError {
   override name = 'NotFoundError';
+  constructor(message: string) {
+    super(404, message);
+  }
+}
+
+/** What the caller is told of a failure, on any interface (HTTP, MCP, CLI). */
+export interface PublicOutcome {
+  status: number;
+  message: string;
+  headers: Readonly<Record<string, string>>;
+}
+
+/** The one mapping from an error to what the caller sees: a PublicError as it says, anything else a generic 500. */
+export function publicOutcome(error: unknown): PublicOutcome {
+  if (error instanceof PublicError) return { status: error.status, message: error.message, headers: error.headers };
+  return { status: 500, message: INTERNAL_ERROR_MESSAGE, headers: {} };
 }

@@ -1,3 +1,6 @@
+/** What a request (or a tool call) over its key's limit is told. */
+export const RATE_LIMIT_EXCEEDED_MESSAGE = 'Rate limit exceeded';
+
 /** Every limit counts requests per key in windows of one minute. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 

@@ -6,6 +6,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, type TrustProxy } from '../config.js';
 import type { RequestCounter } from '../rate-limit/request-counter.js';
 import type { Store } from '../store/store.js';
 import { handleClientError } from './client-error.js';
+import { registerAuthorizedRoutes } from './authorize.js';
 import { allowCrossOrigin } from './cors.js';
 import { handleError } from './errors.js';
 import { createMetrics, observeRequests, type Metrics } from './metrics.js';
@@ -91,8 +92,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(swagger, openApiOptions(deps.apiKeyPrefix));
   const rateLimiter = deps.rateLimit ? createRateLimiter({ ...deps.rateLimit, metrics }) : noRateLimiter;
-  registerContactRoutes(app, { contacts: deps.store.contacts, authenticator: deps.authenticator, rateLimit: rateLimiter.enforce });
-  registerMcpRoute(app, { contacts: deps.store.contacts, authenticator: deps.authenticator, rateLimiter });
+  await registerAuthorizedRoutes(app, { authenticator: deps.authenticator, rateLimiter }, (api) => {
+    registerContactRoutes(api, { contacts: deps.store.contacts });
+    registerMcpRoute(api, { contacts: deps.store.contacts, rateLimiter });
+  });
   registerHealthRoutes(app, { store: deps.store });
   registerOpenApiRoute(app);
   registerDocsRoutes(app);

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError } from './errors.js';
+import { PublicError } from '../domain/errors.js';
 
 /**
  * Remembers which methods each path serves, so a request that matches a path but not its method is
@@ -15,8 +15,8 @@ export function trackAllowedMethods(app: FastifyInstance): (request: FastifyRequ
   return (request) => {
     const path = request.url.split('?', 1)[0]!;
     const methods = allowed.get(path);
-    if (!methods) throw new HttpError(404, `No such endpoint: ${request.method} ${path}`);
+    if (!methods) throw new PublicError(404, `No such endpoint: ${request.method} ${path}`);
     const allow = [...methods].sort().join(', ');
-    throw new HttpError(405, `Method ${request.method} is not allowed on ${path}; allowed: ${allow}`, { allow });
+    throw new PublicError(405, `Method ${request.method} is not allowed on ${path}; allowed: ${allow}`, { headers: { allow } });
   };
 }

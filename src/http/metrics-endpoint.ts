@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { extractBearerToken } from '../auth/authenticator.js';
-import { HttpError, INTERNAL_ERROR_MESSAGE } from './errors.js';
+import { INTERNAL_ERROR_MESSAGE, PublicError } from '../domain/errors.js';
 
 export const METRICS_PATH = '/metrics';
 
@@ -23,7 +23,7 @@ export function registerMetricsRoute(app: FastifyInstance, deps: { registry: Met
   app.get(METRICS_PATH, { schema: { hide: true } }, async (request, reply) => {
     const presented = extractBearerToken(request.headers.authorization);
     if (presented === null || !timingSafeEqual(sha256(presented), expected)) {
-      throw new HttpError(401, INVALID_METRICS_TOKEN_MESSAGE, { 'www-authenticate': 'Bearer realm="metrics"' });
+      throw new PublicError(401, INVALID_METRICS_TOKEN_MESSAGE, { headers: { 'www-authenticate': 'Bearer realm="metrics"' } });
     }
     return reply.type(deps.registry.contentType).send(await deps.registry.metrics());
   });

@@ -1,17 +1,17 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { decide, RATE_LIMIT_WINDOW_MS, type RateLimitDecision } from '../domain/rate-limit.js';
 import type { RequestCounter } from '../rate-limit/request-counter.js';
-import { HttpError } from './errors.js';
+import { PublicError } from '../domain/errors.js';
+import { RATE_LIMIT_EXCEEDED_MESSAGE } from '../domain/rate-limit.js';
 import type { Metrics } from './metrics.js';
 
-export const RATE_LIMIT_EXCEEDED_MESSAGE = 'Rate limit exceeded';
 /** While the counter fails, its warning is logged at most this often (with how many were left out). */
 export const FAIL_OPEN_WARNING_INTERVAL_MS = 10_000;
 const POLICY_NAME = 'default';
 
 /**
  * Counts a request against its API key's limit, after authentication (so 401 and 403 never spend
- * quota): sets the rate-limit headers on the reply, and throws a 429 HttpError with Retry-After once
+ * quota): sets the rate-limit headers on the reply, and throws a 429 PublicError with Retry-After once
  * the key is over. Every authenticated route calls it with the key id it resolved.
  */
 export type EnforceRateLimit = (keyId: string, reply: FastifyReply) => Promise<void>;
@@ -86,7 +86,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
     reply.headers(verdict.headers);
     if (!verdict.allowed) {
       metrics.rateLimited.inc();
-      throw new HttpError(429, RATE_LIMIT_EXCEEDED_MESSAGE, { 'retry-after': String(verdict.retryAfterSeconds) });
+      throw new PublicError(429, RATE_LIMIT_EXCEEDED_MESSAGE, { headers: { 'retry-after': String(verdict.retryAfterSeconds) } });
     }
   };
 

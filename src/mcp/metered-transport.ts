@@ -9,8 +9,8 @@ import {
   type JSONRPCResultResponse,
   type MessageExtraInfo,
 } from '@modelcontextprotocol/sdk/types.js';
-import { INTERNAL_ERROR_MESSAGE } from '../http/errors.js';
-import { RATE_LIMIT_EXCEEDED_MESSAGE } from '../http/rate-limit.js';
+import { INTERNAL_ERROR_MESSAGE } from '../domain/errors.js';
+import { RATE_LIMIT_EXCEEDED_MESSAGE } from '../domain/rate-limit.js';
 
 export const RESPONSE_TOO_LARGE_MESSAGE = 'Response size limit reached';
 /** JSON-RPC's range for server-defined errors; only requests other than tools/call get refusals in this form. */

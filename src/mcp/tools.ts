@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Contact } from '../domain/contact.js';
 import { paginationOf } from '../domain/pagination.js';
-import { toHttpError } from '../http/errors.js';
+import { publicOutcome } from '../domain/errors.js';
 import type { ContactStore } from '../store/store.js';
 import {
   GetContactInput,
@@ -36,8 +36,8 @@ export function registerContactTools(server: McpServer, deps: ContactToolsDepend
     try {
       return await work(await deps.owner());
     } catch (error) {
-      const mapped = toHttpError(error);
-      if (mapped.statusCode >= 500) deps.onError(error);
+      const mapped = publicOutcome(error);
+      if (mapped.status >= 500) deps.onError(error);
       return toolError(mapped.message);
     }
   };

@@ -1,22 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Authenticator } from '../../auth/authenticator.js';
+import { WWW_AUTHENTICATE } from '../../auth/authenticator.js';
 import { parsePageRequest, type PageRequest } from '../../domain/pagination.js';
-import { CONTACTS_READ } from '../../domain/scopes.js';
 import type { ContactStore } from '../../store/store.js';
 import { errorResponse } from '../schemas/common.js';
 import { ContactListResponseSchema, ListContactsQuerySchema } from '../schemas/contact-list.js';
 import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '../schemas/rate-limit-headers.js';
-import { WWW_AUTHENTICATE } from '../errors.js';
-import type { EnforceRateLimit } from '../rate-limit.js';
+import { principalOf } from '../authorize.js';
 
 export const CONTACTS_PATH = '/api/v1/contacts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    ownerId: string | null;
-  }
-}
 
 const noStore = { description: 'Always `no-store`: contact data is private.', type: 'string' };
 
@@ -58,24 +50,13 @@ function sendJson(reply: FastifyReply, json: string | Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json);
 }
 
-export function registerContactRoutes(
-  app: FastifyInstance,
-  deps: { contacts: ContactStore; authenticator: Authenticator; rateLimit: EnforceRateLimit },
-): void {
+/** The REST contact routes; registered under registerAuthorizedRoutes, which sets each request's principal. */
+export function registerContactRoutes(app: FastifyInstance, deps: { contacts: ContactStore }): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  api.decorateRequest('ownerId', null);
-  // The rate limit counts only requests whose key passed, so 401 and 403 never spend quota.
-  const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
-    const principal = await deps.authenticator.authenticate(request.headers.authorization, CONTACTS_READ);
-    request.ownerId = principal.ownerId;
-    await deps.rateLimit(principal.keyId, reply);
-  };
-
   api.get(
     CONTACTS_PATH,
     {
       schema: listContactsSchema,
-      onRequest: authorize,
       // Strict parsing happens before schema validation, which would coerce `1e2` or `` into numbers.
       preValidation: async (request: FastifyRequest) => {
         request.query = parsePageRequest(request.query as Record<string, unknown>);
@@ -86,7 +67,7 @@ export function registerContactRoutes(
       const page = request.query as PageRequest;
       // The database built the contacts' JSON from the same fields ContactSchema declares (the conformance
       // suite and the OpenAPI validation test hold it to that), so the page is sent without re-serializing.
-      const { json } = await deps.contacts.listPageJson(request.ownerId!, page);
+      const { json } = await deps.contacts.listPageJson(principalOf(request).ownerId, page);
       return sendJson(reply, json);
     },
   );

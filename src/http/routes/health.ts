@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import type { Store } from '../../store/store.js';
-import { HttpError } from '../errors.js';
+import { PublicError } from '../../domain/errors.js';
 import { errorResponse } from '../schemas/common.js';
 
 export const HEALTH_PATH = '/healthz';
@@ -47,8 +47,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { store: Pick<S
       try {
         await withTimeout(deps.store.ping(), READINESS_TIMEOUT_MS);
       } catch (error) {
-        request.log.warn({ err: error }, 'readiness check: database unavailable');
-        throw new HttpError(503, DATABASE_UNAVAILABLE_MESSAGE);
+        throw new PublicError(503, DATABASE_UNAVAILABLE_MESSAGE, { internal: 'readiness check: database unavailable', cause: error });
       }
       return { status: 'ok' as const };
     },

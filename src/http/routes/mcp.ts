@@ -1,12 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Authenticator, Principal } from '../../auth/authenticator.js';
-import { CONTACTS_READ } from '../../domain/scopes.js';
 import { batchRefusal } from '../../mcp/batches.js';
 import { MeteredTransport, type ToolCallAdmission } from '../../mcp/metered-transport.js';
 import { createMcpServer } from '../../mcp/server.js';
 import type { ContactStore } from '../../store/store.js';
-import { INTERNAL_ERROR_MESSAGE } from '../errors.js';
+import { INTERNAL_ERROR_MESSAGE } from '../../domain/errors.js';
+import { principalOf } from '../authorize.js';
 import type { RateLimiter } from '../rate-limit.js';
 
 export const MCP_PATH = '/mcp';
@@ -21,32 +20,22 @@ export const MCP_RESPONSE_LIMIT_BYTES = 1024 * 1024;
 
 /**
  * The hosted MCP endpoint (Streamable HTTP), stateless: each POST gets its own server and transport, so any
- * instance can answer any request. The key is checked (and rate-limited) exactly as for the REST API, before the
- * body is read; only POST is served, so GET (no server-sent stream) and DELETE (no session) get 405.
+ * instance can answer any request. It is registered under registerAuthorizedRoutes: the key is checked (and
+ * rate-limited) exactly as for the REST API, before the body is read; only POST is served, so GET (no server-sent stream) and DELETE (no session) get 405.
  * A request spends one unit of the key's limit, which pays for its first tool call; each further tool call of a
  * batch spends one more (docs/mcp-limits.md).
  */
-export function registerMcpRoute(
-  app: FastifyInstance,
-  deps: { contacts: ContactStore; authenticator: Authenticator; rateLimiter: RateLimiter },
-): void {
-  const principals = new WeakMap<FastifyRequest, Principal>();
-
+export function registerMcpRoute(app: FastifyInstance, deps: { contacts: ContactStore; rateLimiter: RateLimiter }): void {
   app.post(
     MCP_PATH,
     {
       schema: { hide: true },
       bodyLimit: MCP_BODY_LIMIT_BYTES,
-      onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
-        const principal = await deps.authenticator.authenticate(request.headers.authorization, CONTACTS_READ);
-        principals.set(request, principal);
-        await deps.rateLimiter.enforce(principal.keyId, reply);
-      },
     },
     async (request, reply) => {
       const refusal = batchRefusal(request.body, headerValue(request.headers['mcp-protocol-version']));
       if (refusal !== null) return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: refusal } });
-      const { ownerId, keyId } = principals.get(request)!;
+      const { ownerId, keyId } = principalOf(request);
       const server = createMcpServer({
         contacts: deps.contacts,
         owner: async () => ownerId,
