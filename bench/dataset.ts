@@ -10,6 +10,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { en } from '@faker-js/faker';
+import { prng } from '../test/support/prng.js';
 
 export const BIG_USER_EMAIL = 'big@bench.example';
 export const SMALL_USER_EMAIL = 'small@bench.example';
@@ -23,18 +24,6 @@ export interface DatasetShape {
 
 export function shapeForScale(scale: number): DatasetShape {
   return { users: Math.max(3, Math.round(10_000 * scale)), contacts: Math.round(1_000_000 * scale) };
-}
-
-/** mulberry32: a tiny, fast, seedable PRNG; the dataset must be identical on every run. */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;

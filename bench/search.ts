@@ -21,7 +21,8 @@ import { openPostgresStore } from '../src/store/postgres/postgres-store.js';
 import { SQLITE_MIGRATIONS } from '../src/store/sqlite/migrations.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { ImportRecord, Store } from '../src/store/store.js';
-import { generateContact, prng } from './dataset.js';
+import { prng } from '../test/support/prng.js';
+import { generateContact } from './dataset.js';
 import { writeResultsSection } from './results-file.js';
 
 const { values: args } = parseArgs({

@@ -1,4 +1,4 @@
-import type { Contact } from '../client/types.js';
+import type { Contact } from 'contacts-read-api-client';
 import type { ExportFormat } from './export-format.js';
 
 /** Text is handed to `write` in chunks of about this many characters, not one contact at a time. */

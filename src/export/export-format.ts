@@ -1,4 +1,4 @@
-import type { Contact } from '../client/types.js';
+import type { Contact } from 'contacts-read-api-client';
 import { csvFormat } from './formats/csv.js';
 import { jsonFormat, ndjsonFormat } from './formats/json.js';
 import { vcardFormat } from './formats/vcard.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
-import type { Contact } from '../../src/client/types.js';
+import type { Contact } from 'contacts-read-api-client';
 import { generateDemoContacts } from '../../src/demo/demo-contacts.js';
 import { normalizeContactInput } from '../../src/domain/contact-input.js';
 import { parseVcardRecords } from '../../src/import/formats/vcard.js';

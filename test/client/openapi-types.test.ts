@@ -13,7 +13,7 @@ const HEADER = `/**
  */
 `;
 
-describe('src/client/openapi-types.ts', () => {
+describe('packages/client/src/openapi-types.ts', () => {
   it('is exactly what openapi-typescript generates from the served OpenAPI document, so the client types cannot drift', async () => {
     const { database, dispose } = await createTestDatabase('sqlite', null);
     const app = await buildTestApp(database.store);
@@ -27,7 +27,7 @@ describe('src/client/openapi-types.ts', () => {
         paths: Object.fromEntries(CLIENT_PATHS.map((path) => [path, served.paths![path]!])),
       };
       const generated = HEADER + astToString(await openapiTS(document, { silent: true }));
-      await expect(generated).toMatchFileSnapshot('../../src/client/openapi-types.ts');
+      await expect(generated).toMatchFileSnapshot('../../packages/client/src/openapi-types.ts');
     } finally {
       await app.close();
       await dispose();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Contact } from '../../src/client/types.js';
+import type { Contact } from 'contacts-read-api-client';
 import { IMPORTABLE_FIELDS } from '../../src/domain/contact.js';
 import { EXPORT_FORMATS, type ExportFormatName } from '../../src/export/export-format.js';
 import { writeContacts } from '../../src/export/export-contacts.js';

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { ContactsClient } from '../../client/index.js';
+import { ContactsClient } from 'contacts-read-api-client';
 import { InputError } from '../../domain/errors.js';
 import { writeFileAtomically } from '../../export/atomic-file.js';
 import { writeContacts } from '../../export/export-contacts.js';

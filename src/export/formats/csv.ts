@@ -1,4 +1,4 @@
-import type { Contact } from '../../client/types.js';
+import type { Contact } from 'contacts-read-api-client';
 import { IMPORTABLE_FIELDS } from '../../domain/contact.js';
 import type { ExportFormat } from '../export-format.js';
 

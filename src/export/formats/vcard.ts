@@ -1,4 +1,4 @@
-import type { Contact } from '../../client/types.js';
+import type { Contact } from 'contacts-read-api-client';
 import type { ExportFormat } from '../export-format.js';
 
 /** RFC 6350: a line SHOULD NOT be longer than 75 octets; a continuation line starts with one space. */

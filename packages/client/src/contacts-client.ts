@@ -68,13 +68,15 @@ export class ContactsClient {
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 
   constructor(options: ContactsClientOptions) {
-    const base = new URL(options.baseUrl);
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-      throw new TypeError(`baseUrl must be an http or https URL; got ${base.href}`);
+    if (typeof options !== 'object' || options === null) {
+      throw new TypeError('ContactsClient: options are required: { baseUrl, apiKey }');
     }
+    const base = parseBaseUrl(options.baseUrl);
     if (!base.pathname.endsWith('/')) base.pathname += '/';
     this.#contactsUrl = new URL(CONTACTS_PATH, `${base.origin}${base.pathname}`);
-    if (options.apiKey.trim() === '') throw new TypeError('apiKey must not be empty');
+    if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
+      throw new TypeError('ContactsClient: apiKey is required (a personal API key with the contacts:read scope)');
+    }
     this.#authorization = `Bearer ${options.apiKey}`;
     this.#timeoutMs = nonNegative('timeoutMs', options.timeoutMs ?? 30_000);
     if (this.#timeoutMs === 0) throw new RangeError('timeoutMs must be more than 0');
@@ -199,4 +201,18 @@ function isPage(value: unknown): value is ContactListResponse {
     Number.isInteger(pagination.offset) &&
     (pagination.nextOffset === null || Number.isInteger(pagination.nextOffset))
   );
+}
+
+/** The base URL as a URL, or a TypeError that names the option and shows what was given. */
+function parseBaseUrl(value: unknown): URL {
+  const problem = `ContactsClient: baseUrl must be an absolute http(s) URL such as https://contacts.example.com; got ${JSON.stringify(String(value))}`;
+  if (typeof value !== 'string' && !(value instanceof URL)) throw new TypeError(problem);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new TypeError(problem);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(problem);
+  return url;
 }

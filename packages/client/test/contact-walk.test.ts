@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { walkContacts } from '../../src/client/contact-walk.js';
-import { UnexpectedResponseError } from '../../src/client/errors.js';
-import type { Contact, ContactListResponse } from '../../src/client/types.js';
-
-/** A deterministic PRNG (mulberry32), so a failing seed can be replayed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { walkContacts } from '../src/contact-walk.js';
+import { UnexpectedResponseError } from '../src/errors.js';
+import type { Contact, ContactListResponse } from '../src/types.js';
+import { prng } from '../../../test/support/prng.js';
 
 const BASE = Date.parse('2024-01-01T00:00:00.000Z');
 let nextId = 0;

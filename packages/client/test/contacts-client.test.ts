@@ -11,7 +11,7 @@ import {
   TimeoutError,
   UnexpectedResponseError,
   type ContactsClientOptions,
-} from '../../src/client/index.js';
+} from '../src/index.js';
 
 const PAGE = {
   data: [{ id: '0190f3a4-0000-7000-8000-000000000001', name: 'Ada', created_at: '2024-01-01T00:00:00.000Z' }],
@@ -78,10 +78,28 @@ describe('ContactsClient.listContacts', () => {
   });
 
   it('refuses a base URL that is not http(s), an empty key and negative settings', () => {
-    expect(() => new ContactsClient({ baseUrl: 'ftp://x', apiKey: 'k' })).toThrow(/http or https/);
-    expect(() => new ContactsClient({ baseUrl: 'http://x', apiKey: ' ' })).toThrow(/apiKey/);
+    expect(() => new ContactsClient({ baseUrl: 'ftp://x', apiKey: 'k' })).toThrow(
+      'ContactsClient: baseUrl must be an absolute http(s) URL such as https://contacts.example.com; got "ftp://x"',
+    );
+    expect(() => new ContactsClient({ baseUrl: 'http://x', apiKey: ' ' })).toThrow(
+      'ContactsClient: apiKey is required (a personal API key with the contacts:read scope)',
+    );
     expect(() => new ContactsClient({ baseUrl: 'http://x', apiKey: 'k', maxRetries: -1 })).toThrow(/maxRetries/);
     expect(() => new ContactsClient({ baseUrl: 'http://x', apiKey: 'k', timeoutMs: 0 })).toThrow(/timeoutMs/);
+  });
+
+  it('names the option when apiKey is unset or baseUrl is missing or relative, as a plain JavaScript caller may pass', () => {
+    const construct = (options: unknown) => () => new ContactsClient(options as ContactsClientOptions);
+    // Before: "Cannot read properties of undefined (reading 'trim')".
+    expect(construct({ baseUrl: 'http://x' })).toThrow(/^ContactsClient: apiKey is required/);
+    expect(construct({ baseUrl: 'http://x', apiKey: 42 })).toThrow(/^ContactsClient: apiKey is required/);
+    expect(construct({ apiKey: 'k' })).toThrow('ContactsClient: baseUrl must be an absolute http(s) URL such as https://contacts.example.com; got "undefined"');
+    expect(construct({ baseUrl: '/api', apiKey: 'k' })).toThrow(/^ContactsClient: baseUrl must be an absolute http\(s\) URL .*got "\/api"$/);
+    expect(construct({ baseUrl: 'localhost:3000', apiKey: 'k' })).toThrow(/^ContactsClient: baseUrl must be/);
+    expect(construct(undefined)).toThrow('ContactsClient: options are required: { baseUrl, apiKey }');
+    for (const options of [{ baseUrl: 'http://x' }, { apiKey: 'k' }, undefined]) {
+      expect(construct(options)).toThrow(TypeError);
+    }
   });
 });
 

@@ -1,0 +1,85 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const PACKAGE_DIR = resolve('packages/client');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/**
+ * The client is published on its own: packed as npm would publish it and installed into an empty project without
+ * the network, it must work with nothing else installed.
+ */
+describe('the contacts-read-api-client package, installed on its own', () => {
+  let project: string;
+
+  beforeAll(async () => {
+    project = await mkdtemp(join(tmpdir(), 'client-consumer-'));
+    const { stdout } = await run(NPM, ['pack', '--json', '--pack-destination', project], { cwd: PACKAGE_DIR });
+    const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    await run(NPM, ['install', '--offline', '--no-audit', '--no-fund', join(project, filename)], { cwd: project });
+  }, 120_000);
+
+  afterAll(async () => {
+    await rm(project, { recursive: true, force: true });
+  });
+
+  it('installs exactly one package: it has no dependencies', async () => {
+    const installed = (await readdir(join(project, 'node_modules'))).filter((name) => !name.startsWith('.'));
+    expect(installed).toEqual(['contacts-read-api-client']);
+    const manifest = JSON.parse(await readFile(join(project, 'node_modules/contacts-read-api-client/package.json'), 'utf8'));
+    expect(manifest.dependencies ?? {}).toEqual({});
+  });
+
+  it('imports by name in plain Node and exposes the client and its errors', async () => {
+    const { stdout } = await run(process.execPath, [
+      '--input-type=module',
+      '-e',
+      "const m = await import('contacts-read-api-client'); console.log(Object.keys(m).sort().join(','))",
+    ], { cwd: project });
+    expect(stdout.trim().split(',')).toEqual([
+      'AuthenticationError', 'BadRequestError', 'ContactsApiError', 'ContactsClient', 'NetworkError', 'PermissionError',
+      'RateLimitError', 'ServerError', 'TimeoutError', 'UnexpectedResponseError',
+    ]);
+  });
+
+  it('ships only its own files, which import nothing outside the package', async () => {
+    const dist = join(project, 'node_modules/contacts-read-api-client/dist');
+    const files = (await readdir(dist)).filter((name) => name.endsWith('.js') || name.endsWith('.d.ts'));
+    expect(files).toContain('index.d.ts');
+    let imports = 0;
+    for (const name of files) {
+      const text = await readFile(join(dist, name), 'utf8');
+      const specifiers = [...text.matchAll(/\b(?:from\s+|import\(\s*)(['"])([^'"]+)\1/g)].map((match) => match[2]);
+      for (const specifier of specifiers) expect(specifier, `${name} imports ${specifier}`).toMatch(/^\.\/[a-z-]+\.js$/);
+      imports += specifiers.length;
+    }
+    expect(imports).toBeGreaterThan(10);
+  });
+
+  it('type-checks a consumer that imports it by the package name', async () => {
+    const consumer = join(project, 'consumer.ts');
+    await writeFile(consumer, [
+      "import { ContactsClient, PermissionError, type Contact } from 'contacts-read-api-client';",
+      "const client = new ContactsClient({ baseUrl: 'http://localhost:3000', apiKey: 'key' });",
+      'export async function names(): Promise<(string | null)[]> {',
+      '  const page = await client.listContacts({ limit: 10 });',
+      '  const total: number = page.pagination.total;',
+      '  const all: Contact[] = [];',
+      '  for await (const contact of client.contacts({ pageSize: 50 })) all.push(contact);',
+      "  return [String(total), ...all.map((contact) => contact.name), new PermissionError('x', {}).reason];",
+      '}',
+      '',
+    ].join('\n'));
+    const tsc = resolve('node_modules/typescript/bin/tsc');
+    const result = await run(process.execPath, [
+      tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2023',
+      '--lib', 'es2023,dom', '--skipLibCheck', consumer,
+    ], { cwd: project }).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
+    expect(result.stdout).toBe('');
+  });
+});
