@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { normalizeContactInput } from '../../src/domain/contact-input.js';
+import { InputError } from '../../src/domain/errors.js';
+import type { ImportRecord, Store, User } from '../../src/store/store.js';
+import { describeEachBackend } from '../support/backends.js';
+import { contactRecord, createUser } from '../support/seed.js';
+import { selfContactId } from '../support/self-contact.js';
+
+/** What the owner's listing shows: ids and names in order, and the total. */
+async function listing(store: Store, ownerId: string): Promise<{ total: number; contacts: [string, string | null][] }> {
+  const page = await store.contacts.listPage(ownerId, { limit: 100, offset: 0 });
+  return { total: page.total, contacts: page.contacts.map((contact) => [contact.id, contact.name]) };
+}
+
+const merging = (id: string, into: string, label = 'merge'): ImportRecord => ({
+  label,
+  contact: normalizeContactInput({ id, merged_into: into }),
+});
+
+/** Runs `change`, which must fail with `message`, and proves it left the owner's contacts as they were. */
+async function expectRefusedUnchanged(store: Store, ownerId: string, change: () => Promise<unknown>, message: string): Promise<void> {
+  const before = await listing(store, ownerId);
+  const failure = change();
+  await expect(failure).rejects.toThrow(InputError);
+  await expect(failure).rejects.toThrow(message);
+  expect(await listing(store, ownerId)).toEqual(before);
+}
+
+describeEachBackend('Store contract: import', (db) => {
+  let owner: User;
+  let other: User;
+  beforeEach(async () => {
+    owner = await createUser(db().store);
+    other = await createUser(db().store);
+  });
+
+  it("refuses another owner's contact id, naming the record, and writes none of the import", async () => {
+    const { store } = db();
+    const theirs = randomUUID();
+    await store.contacts.importContacts(other.id, [contactRecord({ name: 'Theirs' }, theirs)]);
+    const records = [contactRecord({ name: 'Mine 1' }, null, 'line 2'), contactRecord({ name: 'Taken' }, theirs, 'line 3')];
+    await expectRefusedUnchanged(
+      store,
+      owner.id,
+      () => store.contacts.importContacts(owner.id, records),
+      `line 3: id ${theirs} is not one of this user's importable contacts`,
+    );
+    expect(await listing(store, other.id)).toEqual({ total: 1, contacts: [[theirs, 'Theirs']] });
+  });
+
+  it("refuses the id of the owner's own self row", async () => {
+    const { store, databaseUrl } = db();
+    const self = await selfContactId(databaseUrl, owner.id);
+    await expectRefusedUnchanged(
+      store,
+      owner.id,
+      () => store.contacts.importContacts(owner.id, [contactRecord({ name: 'Me' }, self, 'record 1')]),
+      `record 1: id ${self} is not one of this user's importable contacts`,
+    );
+  });
+
+  it('NUL characters never reach a store: the validated record type comes only from the normaliser, which refuses them', () => {
+    expect(() => normalizeContactInput({ enrichment: { note: 'a\u0000b' } })).toThrow(
+      'field "enrichment" must not contain NUL characters or unpaired surrogates',
+    );
+    expect(() => normalizeContactInput({ research_data: { ['k\u0000']: 1 } })).toThrow(/research_data/);
+    expect(() => normalizeContactInput({ tags: ['ok', 'b\u0000d'] })).toThrow('field "tags" must not contain NUL characters or unpaired surrogates');
+    expect(() => normalizeContactInput({ name: 'a\u0000' })).toThrow('field "name" must not contain NUL characters');
+  });
+
+  it('stores the same JSON on every database, unpaired-surrogate-free text and nested objects included', async () => {
+    const { store } = db();
+    const id = randomUUID();
+    const enrichment = { 'emoji 🎉': ['ü', { deep: [1, 2.5, null, true] }], quote: '"\\' };
+    await store.contacts.importContacts(owner.id, [contactRecord({ name: 'Jsön', enrichment, tags: ['a', 'b'] }, id)]);
+    expect((await store.contacts.get(owner.id, id))!.contact).toMatchObject({ name: 'Jsön', enrichment, tags: ['a', 'b'] });
+  });
+
+  it('applies merged_into in record order within one import, keeping every chain one step long', async () => {
+    const { store } = db();
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    await store.contacts.importContacts(owner.id, [
+      contactRecord({ name: 'A', created_at: '2024-01-01T00:00:00.000Z' }, a),
+      contactRecord({ name: 'B', created_at: '2024-01-02T00:00:00.000Z' }, b),
+      contactRecord({ name: 'C', created_at: '2024-01-03T00:00:00.000Z' }, c),
+      merging(a, b),
+      // B goes into C, and A (merged into B) follows it there.
+      merging(b, c),
+    ]);
+    expect(await listing(store, owner.id)).toEqual({ total: 1, contacts: [[c, 'C']] });
+    expect(await store.contacts.get(owner.id, a)).toMatchObject({ contact: { id: c }, mergedFrom: a });
+    expect(await store.contacts.get(owner.id, b)).toMatchObject({ contact: { id: c }, mergedFrom: b });
+  });
+
+  it('refuses a record merging into a contact already merged, naming it, and writes none of the import', async () => {
+    const { store } = db();
+    const [a, b, c, d] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    await store.contacts.importContacts(owner.id, [contactRecord({ name: 'A' }, a), contactRecord({ name: 'B' }, b), contactRecord({ name: 'C' }, c)]);
+    await store.contacts.importContacts(owner.id, [merging(b, c)]);
+    await expectRefusedUnchanged(
+      store,
+      owner.id,
+      () => store.contacts.importContacts(owner.id, [contactRecord({ name: 'D' }, d, 'line 1'), merging(a, b, 'line 2')]),
+      `line 2: Contact ${b} is already merged into ${c} and cannot be merged into`,
+    );
+    expect(await store.contacts.get(owner.id, d)).toBeNull();
+  });
+
+  it('re-importing a merge already made does nothing; merging into itself, into an unknown id or into another owner is refused', async () => {
+    const { store } = db();
+    const [a, b, theirs] = [randomUUID(), randomUUID(), randomUUID()];
+    await store.contacts.importContacts(other.id, [contactRecord({ name: 'Theirs' }, theirs)]);
+    await store.contacts.importContacts(owner.id, [contactRecord({ name: 'A' }, a), contactRecord({ name: 'B' }, b), merging(a, b)]);
+    const merged = await listing(store, owner.id);
+    await store.contacts.importContacts(owner.id, [merging(a, b)]);
+    expect(await listing(store, owner.id)).toEqual(merged);
+    await expectRefusedUnchanged(store, owner.id, () => store.contacts.importContacts(owner.id, [merging(b, b, 'r1')]), 'r1: A contact cannot be merged into itself');
+    const unknown = randomUUID();
+    await expectRefusedUnchanged(
+      store,
+      owner.id,
+      () => store.contacts.importContacts(owner.id, [merging(b, unknown, 'r2')]),
+      `r2: Contact ${unknown} is not one of this user's contacts`,
+    );
+    await expectRefusedUnchanged(
+      store,
+      owner.id,
+      () => store.contacts.importContacts(owner.id, [merging(b, theirs, 'r3')]),
+      `r3: Contact ${theirs} is not one of this user's contacts`,
+    );
+  });
+});
+
+describeEachBackend('Store contract: merge', (db) => {
+  let owner: User;
+  let ids: string[];
+  beforeEach(async () => {
+    const { store } = db();
+    owner = await createUser(store);
+    ids = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    await store.contacts.importContacts(
+      owner.id,
+      ids.map((id, index) => contactRecord({ name: `N${index}`, created_at: `2024-01-0${index + 1}T00:00:00.000Z` }, id)),
+    );
+  });
+
+  it('hides the duplicate, leads its id to the survivor, and moves earlier duplicates along so chains stay one step', async () => {
+    const { store } = db();
+    const [a, b, c] = ids as [string, string, string];
+    await store.contacts.merge(owner.id, a, b);
+    await store.contacts.merge(owner.id, b.toUpperCase(), c);
+    expect((await listing(store, owner.id)).contacts.map(([id]) => id)).toEqual([c, ids[3]]);
+    expect(await store.contacts.get(owner.id, a)).toMatchObject({ contact: { id: c }, mergedFrom: a });
+    expect(await store.contacts.get(owner.id, b)).toMatchObject({ contact: { id: c }, mergedFrom: b });
+    expect(await store.contacts.get(owner.id, c)).toMatchObject({ contact: { id: c }, mergedFrom: null });
+  });
+
+  describe('refusals, each leaving the contacts unchanged', () => {
+    it('repeating a merge', async () => {
+      const { store } = db();
+      const [a, b] = ids as [string, string];
+      await store.contacts.merge(owner.id, a, b);
+      await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, a, b), `Contact ${a} is already merged into ${b} and cannot be merged`);
+    });
+
+    it('into itself, in any case', async () => {
+      const { store } = db();
+      const [a] = ids as [string];
+      await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, a, a.toUpperCase()), 'A contact cannot be merged into itself');
+    });
+
+    it('into a merged contact', async () => {
+      const { store } = db();
+      const [a, b, c] = ids as [string, string, string];
+      await store.contacts.merge(owner.id, b, c);
+      await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, a, b), `Contact ${b} is already merged into ${c} and cannot be merged into`);
+    });
+
+    it("into another owner's contact, or another owner's contact into mine", async () => {
+      const { store } = db();
+      const stranger = await createUser(store);
+      const theirs = randomUUID();
+      await store.contacts.importContacts(stranger.id, [contactRecord({ name: 'Theirs' }, theirs)]);
+      const [a] = ids as [string];
+      await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, a, theirs), `Contact ${theirs} is not one of this user's contacts`);
+      await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, theirs, a), `Contact ${theirs} is not one of this user's contacts`);
+      expect(await listing(store, stranger.id)).toEqual({ total: 1, contacts: [[theirs, 'Theirs']] });
+    });
+
+    it('the self row, either way', async () => {
+      const { store, databaseUrl } = db();
+      const self = await selfContactId(databaseUrl, owner.id);
+      const [a] = ids as [string];
+      await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, self, a), `Contact ${self} is the user's own self contact and cannot be merged`);
+      await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, a, self), `Contact ${self} is the user's own self contact and cannot be merged into`);
+    });
+
+    it('unknown and malformed ids', async () => {
+      const { store } = db();
+      const [a] = ids as [string];
+      for (const id of [randomUUID(), 'not-a-uuid']) {
+        await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, a, id), `Contact ${id} is not one of this user's contacts`);
+        await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, id, a), `Contact ${id} is not one of this user's contacts`);
+      }
+    });
+  });
+});
