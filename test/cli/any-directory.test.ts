@@ -3,9 +3,8 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runBin } from '../support/cli.js';
-import { eventually } from '../support/eventually.js';
 
 describe('the commands a user is shown work from any directory', () => {
   const folder = mkdtempSync(join(tmpdir(), 'contacts-anywhere-'));
@@ -35,7 +34,7 @@ describe('the commands a user is shown work from any directory', () => {
     let stderr = '';
     server.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     try {
-      const url = await eventually(async () => /listening on (http:\/\/\S+)/.exec(stderr)![1]!, 20_000);
+      const url = await vi.waitFor(async () => /listening on (http:\/\/\S+)/.exec(stderr)![1]!, { timeout: 20_000, interval: 25 });
       const response = await fetch(`${url}/api/v1/contacts?limit=1`, { headers: { authorization: `Bearer ${key}` } });
       expect(response.status).toBe(200);
       expect(((await response.json()) as { pagination: { total: number } }).pagination.total).toBe(300);

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEachBackend } from '../support/backends.js';
-import { eventually } from '../support/eventually.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
@@ -38,10 +37,10 @@ describeEachBackend('contacts-api serve --workers 2 (node:cluster)', (db) => {
     expect(bodies[0].pagination).toEqual({ limit: 100, offset: 50, total: 120, nextOffset: null });
     for (const body of bodies) expect(body).toEqual(bodies[0]);
     // Each worker writes its own log lines; they may land a moment after the responses.
-    await eventually(async () => {
+    await vi.waitFor(async () => {
       const pids = new Set(server.logLines().filter((line) => line.msg === 'request completed').map((line) => line.pid));
       expect(pids.size).toBe(2);
-    }, 2000);
+    }, { timeout: 2000, interval: 25 });
   });
 
   it.runIf(existsSync('/proc/self/cmdline'))('starts each worker with V8 old space limited to WORKER_HEAP_MB, growing by doubling', async () => {

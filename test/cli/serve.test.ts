@@ -1,21 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEachBackend } from '../support/backends.js';
 import { BIN, runBin, writeTempFile } from '../support/cli.js';
 
-/** Polls until `check` passes or a second has gone by: the visibility bound for changes made with the CLI. */
-async function withinOneSecond(check: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + 1000;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-}
+/** How long `vi.waitFor` polls for a change made with the CLI: the visibility bound. */
+const WITHIN_ONE_SECOND = { timeout: 1000, interval: 25 };
 
 describeEachBackend('contacts-api demo and serve, as separate processes', (db) => {
   let server: ChildProcess;
@@ -75,27 +65,27 @@ describeEachBackend('contacts-api demo and serve, as separate processes', (db) =
     const key = JSON.parse((await runBin(env(), 'keys', 'create', '--user', user.id, '--json')).stdout);
     const file = writeTempFile('live.json', JSON.stringify([{ name: 'One' }, { name: 'Two' }]));
     await runBin(env(), 'contacts', 'import', '--user', user.id, file);
-    await withinOneSecond(async () => expect(((await (await list(key.key)).json()) as any).pagination.total).toBe(2));
+    await vi.waitFor(async () => expect(((await (await list(key.key)).json()) as any).pagination.total).toBe(2), WITHIN_ONE_SECOND);
 
     const ids = ((await (await list(key.key)).json()) as any).data.map((c: { id: string }) => c.id);
     expect((await runBin(env(), 'contacts', 'merge', '--user', user.id, ids[1], '--into', ids[0])).code).toBe(0);
-    await withinOneSecond(async () => expect(((await (await list(key.key)).json()) as any).pagination.total).toBe(1));
+    await vi.waitFor(async () => expect(((await (await list(key.key)).json()) as any).pagination.total).toBe(1), WITHIN_ONE_SECOND);
 
     expect((await runBin(env(), 'users', 'set-plan', '--user', user.id, '--plan', 'free')).code).toBe(0);
-    await withinOneSecond(async () => {
+    await vi.waitFor(async () => {
       const response = await list(key.key);
       expect(response.status).toBe(403);
       expect(await response.json()).toEqual({ error: 'API access requires a Pro plan' });
-    });
+    }, WITHIN_ONE_SECOND);
     await runBin(env(), 'users', 'set-plan', '--user', user.id, '--plan', 'pro');
-    await withinOneSecond(async () => expect((await list(key.key)).status).toBe(200));
+    await vi.waitFor(async () => expect((await list(key.key)).status).toBe(200), WITHIN_ONE_SECOND);
 
     expect((await runBin(env(), 'keys', 'revoke', key.id)).code).toBe(0);
-    await withinOneSecond(async () => {
+    await vi.waitFor(async () => {
       const response = await list(key.key);
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Bearer realm="contacts-api"');
-    });
+    }, WITHIN_ONE_SECOND);
   });
 
   it('stops cleanly on SIGTERM', async () => {

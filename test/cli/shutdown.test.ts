@@ -1,9 +1,8 @@
 import { connect } from 'node:net';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { bearer } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';
-import { eventually } from '../support/eventually.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
@@ -83,10 +82,10 @@ describe.runIf(postgresAdminUrl !== null)('contacts-api serve on SIGTERM, with a
     server = await start(60_000);
     await lockContacts();
     const inflight = fetch(`${server.url}/api/v1/contacts?limit=10`, { headers: bearer(key) });
-    await eventually(waitingOnLock, 10_000);
+    await vi.waitFor(waitingOnLock, { timeout: 10_000, interval: 25 });
 
     server.child.kill('SIGTERM');
-    await eventually(async () => expect(await acceptsConnections(server!.url)).toBe(false), 10_000);
+    await vi.waitFor(async () => expect(await acceptsConnections(server!.url)).toBe(false), { timeout: 10_000, interval: 25 });
     expect(server.child.exitCode).toBeNull();
 
     await locker.query('COMMIT');
@@ -101,7 +100,7 @@ describe.runIf(postgresAdminUrl !== null)('contacts-api serve on SIGTERM, with a
     server = await start(300);
     await lockContacts();
     const inflight = fetch(`${server.url}/api/v1/contacts?limit=10`, { headers: bearer(key) }).catch((error: Error) => error);
-    await eventually(waitingOnLock, 10_000);
+    await vi.waitFor(waitingOnLock, { timeout: 10_000, interval: 25 });
 
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(1);

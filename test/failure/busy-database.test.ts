@@ -2,13 +2,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { parseDatabaseUrl } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { bearer } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';
 import { BIN } from '../support/cli.js';
-import { eventually } from '../support/eventually.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { holdSqliteWriteLock } from '../support/sqlite-lock-holder.js';
@@ -44,11 +43,11 @@ async function lastUsedAt(store: Store, ownerId: string, keyId: string): Promise
 
 /** Waits for the key's use to be recorded, as the time of use (within the request's window), not of a later write. */
 async function expectUseRecorded(store: Store, ownerId: string, keyId: string, from: number, to: number): Promise<void> {
-  const recorded = await eventually(async () => {
+  const recorded = await vi.waitFor(async () => {
     const value = await lastUsedAt(store, ownerId, keyId);
     expect(value).not.toBeNull();
     return value!;
-  }, 10_000);
+  }, { timeout: 10_000, interval: 25 });
   expect(Date.parse(recorded)).toBeGreaterThanOrEqual(from);
   expect(Date.parse(recorded)).toBeLessThanOrEqual(to);
 }
@@ -110,7 +109,7 @@ describe('SQLite: another process holds the write lock', () => {
     let merge: ReturnType<typeof startBin>;
     try {
       merge = startBin(env(), 'contacts', 'merge', '--user', user.id, duplicateId, '--into', survivorId);
-      await eventually(async () => expect(merge.stderr()).toContain(NOTICE), 15_000);
+      await vi.waitFor(async () => expect(merge.stderr()).toContain(NOTICE), { timeout: 15_000, interval: 25 });
       expect(merge.running()).toBe(true);
 
       const list = await timedGet(`${server.url}/api/v1/contacts?limit=5`, bearer(key));
@@ -213,7 +212,7 @@ describe.runIf(postgresAdminUrl !== null)('PostgreSQL: another session holds the
         { DATABASE_URL: database.databaseUrl, DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS) },
         'contacts', 'merge', '--user', user.id, duplicateId, '--into', survivorId,
       );
-      await eventually(async () => expect(await sessionsWaitingForALock()).toBe(1), 15_000);
+      await vi.waitFor(async () => expect(await sessionsWaitingForALock()).toBe(1), { timeout: 15_000, interval: 25 });
       // Past the server's statement timeout, which the command does not take on.
       await sleep(STATEMENT_TIMEOUT_MS * 1.5);
       expect(merge.running()).toBe(true);

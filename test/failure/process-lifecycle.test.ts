@@ -4,12 +4,11 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
 import { bearer } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';
 import { BIN } from '../support/cli.js';
-import { eventually } from '../support/eventually.js';
 import { skipClusterTests, startCluster as startPostgresCluster, type TestCluster } from '../support/pg-cluster.js';
 import { killAll, processTree, stillRunningAfter } from '../support/process-tree.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
@@ -29,7 +28,7 @@ async function freePort(): Promise<number> {
 
 /** Waits until the server has printed `count` "listening" lines: one per worker started. */
 async function listeningLines(server: ServerProcess, count: number, withinMs = 20_000): Promise<void> {
-  await eventually(async () => expect((server.output().match(/listening on/g) ?? []).length).toBeGreaterThanOrEqual(count), withinMs);
+  await vi.waitFor(async () => expect((server.output().match(/listening on/g) ?? []).length).toBeGreaterThanOrEqual(count), { timeout: withinMs, interval: 25 });
 }
 
 /** A request the server has begun and cannot finish: complete headers with a valid key, then half the body. */
@@ -116,11 +115,11 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
 
     server.child.stdout!.resume();
     await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: bearer(key) });
-    const warnings = await eventually(async () => {
+    const warnings = await vi.waitFor(async () => {
       const found = server.logLines().filter((line) => line.msg === DROP_WARNING);
       expect(found.length).toBeGreaterThan(0);
       return found;
-    }, 10_000);
+    }, { timeout: 10_000, interval: 25 });
     const reported = warnings.reduce((sum, line) => sum + (line.dropped as number), 0);
     expect(reported).toBeGreaterThan(0);
     expect(reported).toBeLessThanOrEqual(droppedWhileStalled + 200);
@@ -205,11 +204,11 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     writeFileSync(folder, 'not a folder');
     try {
       for (const pid of pids.slice(1)) process.kill(pid, 'SIGKILL');
-      const restarts = await eventually(async () => {
+      const restarts = await vi.waitFor(async () => {
         const lines = server.logLines().filter((line) => line.msg === 'worker exited; starting another');
         expect(lines.length).toBeGreaterThanOrEqual(6);
         return lines;
-      }, 20_000);
+      }, { timeout: 20_000, interval: 25 });
       expect(server.logLines().some((line) => line.msg === 'worker could not start; exiting')).toBe(true);
       // Each exit soon after a start waits longer than the one before: 250 ms, 500 ms, 1 s …
       const delays = restarts.map((line) => line.restartInMs as number);
@@ -224,10 +223,10 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
       rmSync(folder);
       renameSync(away, folder);
     }
-    await eventually(async () => {
+    await vi.waitFor(async () => {
       const response = await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: { ...bearer(key), connection: 'close' } });
       expect(response.status).toBe(200);
-    }, 30_000);
+    }, { timeout: 30_000, interval: 25 });
     started.push(processTree(server.child.pid!));
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
@@ -279,7 +278,7 @@ describe.runIf(!skipClusterTests('worker recovery tests', postgresAdminUrl))('se
     expect(Object.keys((await down.json()) as object)).toEqual(['error']);
 
     await postgres.start();
-    await eventually(async () => expect((await get('/readyz')).status).toBe(200), 20_000);
+    await vi.waitFor(async () => expect((await get('/readyz')).status).toBe(200), { timeout: 20_000, interval: 25 });
     const listing = await get('/api/v1/contacts');
     expect(listing.status).toBe(200);
     expect(((await listing.json()) as { pagination: { total: number } }).pagination.total).toBe(10);
@@ -305,7 +304,7 @@ describe('npm start', () => {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     let pids: number[] = [];
     try {
-      await eventually(async () => expect((output.match(/listening on/g) ?? []).length).toBe(2), 60_000);
+      await vi.waitFor(async () => expect((output.match(/listening on/g) ?? []).length).toBe(2), { timeout: 60_000, interval: 25 });
       pids = processTree(child.pid!);
       // npm, the primary and two workers (npm may keep a shell in between; `exec` in the script replaces it).
       expect(pids.length).toBeGreaterThanOrEqual(4);

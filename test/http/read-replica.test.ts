@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Store, User } from '../../src/store/store.js';
 import { bearer } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';
-import { eventually } from '../support/eventually.js';
 import { skipClusterTests, startStreamingReplica, type StreamingReplica } from '../support/pg-cluster.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
@@ -73,27 +72,27 @@ describe.runIf(!skipClusterTests('read replica tests', postgresAdminUrl))('DATAB
 
     expect((await list(secondKey.key)).status).toBe(200);
     // The replica still has the key active and replays nothing while paused: only the primary can refuse it.
-    await eventually(async () => {
+    await vi.waitFor(async () => {
       const refused = await list(firstKey.key);
       expect(refused.status).toBe(401);
       expect(await refused.json()).toEqual({ error: 'Invalid or inactive API key' });
-    }, 1000);
+    }, { timeout: 1000, interval: 25 });
   });
 
   it('shows a change made on the primary within one second once the replica replays (the lag stays under the 1-second rule)', async () => {
     await replica.resumeReplay();
-    await eventually(async () => expect(await listedTotal(secondKey.key)).toBe(3), 1000);
+    await vi.waitFor(async () => expect(await listedTotal(secondKey.key)).toBe(3), { timeout: 1000, interval: 25 });
   });
 
   it('keeps answering from the primary when the replica goes away, logging the fallback once', async () => {
     await replica.stop('fast');
     for (let i = 0; i < 10; i += 1) expect(await listedTotal(secondKey.key)).toBe(3);
     // The server's log lines reach this process a moment after its responses.
-    const warnings = await eventually(async () => {
+    const warnings = await vi.waitFor(async () => {
       const lines = logged(FALLBACK_WARNING);
       expect(lines).toHaveLength(1);
       return lines;
-    }, 2000);
+    }, { timeout: 2000, interval: 25 });
     expect(warnings[0]).toMatchObject({ level: 40, fallbacks: 1, reason: expect.any(String) });
   });
 
@@ -103,9 +102,9 @@ describe.runIf(!skipClusterTests('read replica tests', postgresAdminUrl))('DATAB
     await importNumberedContacts(store, user.id, 1, 'Later', Date.parse('2024-03-01T00:00:00.000Z'));
     expect(await primaryTotal()).toBe(4);
     // The stale total can only come from the paused replica: reads are back on it.
-    await eventually(async () => expect(await listedTotal(secondKey.key)).toBe(3), 30_000);
-    await eventually(async () => expect(logged(RECOVERED)).toHaveLength(1), 2000);
+    await vi.waitFor(async () => expect(await listedTotal(secondKey.key)).toBe(3), { timeout: 30_000, interval: 25 });
+    await vi.waitFor(async () => expect(logged(RECOVERED)).toHaveLength(1), { timeout: 2000, interval: 25 });
     await replica.resumeReplay();
-    await eventually(async () => expect(await listedTotal(secondKey.key)).toBe(4), 1000);
+    await vi.waitFor(async () => expect(await listedTotal(secondKey.key)).toBe(4), { timeout: 1000, interval: 25 });
   });
 });

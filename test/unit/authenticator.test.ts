@@ -12,6 +12,7 @@ import { generateApiKey, hashApiKey } from '../../src/domain/api-key.js';
 import type { BillingPlan } from '../../src/domain/billing-plan.js';
 import type { Scope } from '../../src/domain/scopes.js';
 import type { ApiKeyRecord, KeyStore, KeyWithOwner } from '../../src/store/store.js';
+import { rejection } from '../support/thrown.js';
 
 const PREFIX = 'cnt';
 const NOW = Date.parse('2024-05-01T12:00:00.000Z');
@@ -79,18 +80,8 @@ function setup(options: Partial<AuthenticatorOptions> = {}) {
   return { keys, token, auth, header: `Bearer ${token}` };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<AuthError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(AuthError);
-    return error as AuthError;
-  }
-  throw new Error('expected authenticate to reject, but it resolved');
-}
-
 async function expectAuthError(promise: Promise<unknown>, status: 401 | 403, message: string): Promise<void> {
-  const error = await rejection(promise);
+  const error = await rejection(promise, AuthError);
   expect({ status: error.status, message: error.message }).toEqual({ status, message });
 }
 
@@ -241,7 +232,7 @@ describe('createAuthenticator 401: missing, malformed, unknown or inactive key',
   it('never records use of a refused key', async () => {
     const { keys, token, auth, header } = setup();
     keys.add(token, { revoked_at: '2024-04-01T00:00:00.000Z' });
-    await rejection(auth.authenticate(header, READ));
+    await rejection(auth.authenticate(header, READ), AuthError);
     await settle();
     expect(keys.touches).toEqual([]);
   });
@@ -270,7 +261,7 @@ describe('createAuthenticator 403: valid key not allowed', () => {
   it('never records use of a key refused with 403', async () => {
     const { keys, token, auth, header } = setup();
     keys.add(token, {}, 'free');
-    await rejection(auth.authenticate(header, READ));
+    await rejection(auth.authenticate(header, READ), AuthError);
     await settle();
     expect(keys.touches).toEqual([]);
   });

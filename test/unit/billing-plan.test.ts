@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/domain/errors.js';
 import { BILLING_PLANS, parseBillingPlan, billingPlanAllowsApiAccess } from '../../src/domain/billing-plan.js';
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to throw, but it returned');
-}
+import { thrown } from '../support/thrown.js';
 
 describe('plans', () => {
   it('are free and pro', () => {

@@ -2,21 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { IMPORTABLE_FIELDS, type ContactInput } from '../../src/domain/contact.js';
 import { MAX_TEXT_LENGTH, assertUniqueIds, normalizeContactInput } from '../../src/domain/contact-input.js';
 import { InputError } from '../../src/domain/errors.js';
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to throw, but it returned');
-}
-
-function expectInputError(action: () => unknown, message: string): void {
-  const error = thrown(action);
-  expect(error).toBeInstanceOf(InputError);
-  expect((error as InputError).message).toBe(message);
-}
+import { expectInputError } from '../support/thrown.js';
 
 const TEXT_FIELDS = [
   'name', 'email', 'phone', 'company', 'title', 'school', 'linkedin_url', 'location', 'description', 'source', 'birthday',

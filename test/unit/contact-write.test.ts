@@ -5,21 +5,7 @@ import { InputError } from '../../src/domain/errors.js';
 import { isUuid } from '../../src/domain/ids.js';
 import { decideContactWrite, type ExistingContact } from '../../src/store/contact-write.js';
 import type { ImportRecord } from '../../src/store/store.js';
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to throw, but it returned');
-}
-
-function expectInputError(action: () => unknown, message: string): void {
-  const error = thrown(action);
-  expect(error).toBeInstanceOf(InputError);
-  expect((error as InputError).message).toBe(message);
-}
+import { expectInputError, thrown } from '../support/thrown.js';
 
 const OWNER = '0190a3c4-0000-7000-8000-00000000000a';
 const OTHER_OWNER = '0190a3c4-0000-7000-8000-00000000000b';

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/domain/duration.js';
 import { InputError } from '../../src/domain/errors.js';
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to throw, but it returned');
-}
+import { thrown } from '../support/thrown.js';
 
 const message = (text: string): string =>
   `Invalid duration "${text}"; use a positive number followed by s, m, h or d (e.g. 30s, 90d)`;

@@ -1,6 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { KeyUseRecorder, MAX_DEFERRED_KEYS, type KeyUse } from '../../src/store/key-use-recorder.js';
-import { eventually } from '../support/eventually.js';
 
 const RETRY_MS = 5;
 
@@ -42,9 +41,9 @@ describe('KeyUseRecorder', () => {
     db.setBusy(true);
     await recorder.record(use('a', '2024-05-01T10:00:00.000Z'));
     expect(db.recorded.size).toBe(0);
-    await eventually(async () => expect(db.attempts.length).toBeGreaterThanOrEqual(3), 5_000);
+    await vi.waitFor(async () => expect(db.attempts.length).toBeGreaterThanOrEqual(3), { timeout: 5_000, interval: 25 });
     db.setBusy(false);
-    await eventually(async () => expect(db.recorded.get('a')).toBe('2024-05-01T10:00:00.000Z'), 5_000);
+    await vi.waitFor(async () => expect(db.recorded.get('a')).toBe('2024-05-01T10:00:00.000Z'), { timeout: 5_000, interval: 25 });
     await recorder.close();
   });
 
@@ -86,7 +85,7 @@ describe('KeyUseRecorder', () => {
     db.setBusy(true);
     await recorder.record(use('b', '2024-05-01T10:00:00.000Z'));
     db.setFailing(true);
-    await eventually(async () => expect(db.attempts.length).toBeGreaterThanOrEqual(3), 5_000);
+    await vi.waitFor(async () => expect(db.attempts.length).toBeGreaterThanOrEqual(3), { timeout: 5_000, interval: 25 });
     const attempts = db.attempts.length;
     db.setFailing(false);
     db.setBusy(false);

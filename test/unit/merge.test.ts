@@ -1,21 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/domain/errors.js';
 import { assertMergeAllowed, type MergeCandidate } from '../../src/domain/merge.js';
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to throw, but it returned');
-}
-
-function expectInputError(action: () => unknown, message: string): void {
-  const error = thrown(action);
-  expect(error).toBeInstanceOf(InputError);
-  expect((error as InputError).message).toBe(message);
-}
+import { expectInputError } from '../support/thrown.js';
 
 const DUP = '0190a3c4-0000-7000-8000-000000000001';
 const SURV = '0190a3c4-0000-7000-8000-000000000002';

@@ -12,23 +12,9 @@ import {
   paginationOf,
   parsePageRequest,
 } from '../../src/domain/pagination.js';
+import { expectInputError } from '../support/thrown.js';
 
 /** Runs `action`, which must throw; returns what it threw. */
-function thrown(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to throw, but it returned');
-}
-
-function expectInputError(action: () => unknown, message: string): void {
-  const error = thrown(action);
-  expect(error).toBeInstanceOf(InputError);
-  expect((error as InputError).message).toBe(message);
-}
-
 const rangeMessage = (name: 'limit' | 'offset', text: string): string =>
   name === 'limit'
     ? `Query parameter "limit" must be a base-10 integer from 1 to 100; got "${text}"`

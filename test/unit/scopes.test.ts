@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/domain/errors.js';
 import { CONTACTS_READ, KNOWN_SCOPES, parseScopes } from '../../src/domain/scopes.js';
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to throw, but it returned');
-}
+import { thrown } from '../support/thrown.js';
 
 describe('scope constants', () => {
   it('know contacts:read as the only scope', () => {
