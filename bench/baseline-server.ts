@@ -5,7 +5,7 @@
  * Usage: PORT=… DATABASE_URL=file:…|postgres://… tsx bench/baseline-server.ts
  */
 import { createHash } from 'node:crypto';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 
@@ -78,7 +78,7 @@ function send(response: ServerResponse, status: number, body: unknown): void {
   response.end(text);
 }
 
-createServer(async (request, response) => {
+async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
   try {
     const url = new URL(request.url!, 'http://localhost');
     if (url.pathname !== '/api/v1/contacts') return send(response, 404, { error: 'Not found' });
@@ -98,4 +98,8 @@ createServer(async (request, response) => {
   } catch {
     send(response, 500, { error: 'Internal server error' });
   }
-}).listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\n'));
+}
+
+createServer((request, response) => void answer(request, response)).listen(Number(process.env.PORT), '127.0.0.1', () =>
+  process.stdout.write('ready\n'),
+);

@@ -55,6 +55,7 @@ export const LATIN_LETTER_CLASS = 'A-Za-z\u00aa\u00ba\u00c0-\u00d6\u00d8-\u00f6\
 export const LATIN_ACCENT_CLASS = '\u0300-\u036f';
 
 const ACCENTED_LATIN = new RegExp(`([${LATIN_LETTER_CLASS}])[${LATIN_ACCENT_CLASS}]+`, 'g');
+// eslint-disable-next-line no-control-regex -- ASCII starts at NUL: the range is the point
 const ASCII = /^[\u0000-\u007f]*$/;
 const ASCII_WORD = /[a-z0-9]+/g;
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
@@ -141,6 +142,7 @@ export function searchRank(query: string, contact: SearchableContact): SearchRan
 }
 
 // Control characters (C0, DEL, C1): never typed in a search.
+// eslint-disable-next-line no-control-regex -- finding control characters is what it is for
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**

@@ -72,7 +72,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // Requests that arrive on a kept-alive connection during shutdown are served, with Connection: close.
     return503OnClosing: false,
     // A path that is not valid percent-encoding (`/%`) fails in the router, before any hook: answered as `{ error }` too.
-    frameworkErrors: handleError,
+    frameworkErrors: (error, request, reply) => void handleError(error, request, reply),
   }).withTypeProvider<TypeBoxTypeProvider>();
   const metrics = deps.metrics ?? createMetrics({ poolStats: deps.store.poolStats?.bind(deps.store) });
 

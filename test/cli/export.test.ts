@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,7 +71,7 @@ type Decision = 'forward' | 'hang' | { status: number; body: unknown; headers?: 
 /** An HTTP server in front of `target` that decides per request (numbered from 1) to forward, answer itself, or hang. */
 async function startProxy(target: string, decide: (request: number) => Promise<Decision> | Decision) {
   let requests = 0;
-  const server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const decision = await decide(++requests);
     if (decision === 'hang') return;
     if (decision === 'forward') {
@@ -80,7 +80,8 @@ async function startProxy(target: string, decide: (request: number) => Promise<D
       return;
     }
     res.writeHead(decision.status, { 'content-type': 'application/json', ...decision.headers }).end(JSON.stringify(decision.body));
-  });
+  };
+  const server = createServer((req, res) => void answer(req, res));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return {

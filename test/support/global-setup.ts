@@ -27,7 +27,7 @@ export default async function setup(project: TestProject): Promise<void> {
     project.provide('postgresAdminUrl', url);
   } catch (error) {
     const reason = `PostgreSQL not reachable at ${redact(url)} (${(error as Error).message})`;
-    if (process.env.CI === 'true') throw new Error(`${reason}; CI must run the PostgreSQL suite`);
+    if (process.env.CI === 'true') throw new Error(`${reason}; CI must run the PostgreSQL suite`, { cause: error });
     console.warn(`\n*** ${reason}: SKIPPING every PostgreSQL run of the suite; SQLite runs everything. ***\n`);
     project.provide('postgresAdminUrl', null);
   } finally {
@@ -46,7 +46,7 @@ async function findRedis(): Promise<string | null> {
     return url;
   } catch (error) {
     const reason = `Redis not reachable at ${redact(url)} (${(error as Error).message})`;
-    if (process.env.CI === 'true') throw new Error(`${reason}; CI must run the Redis tests`);
+    if (process.env.CI === 'true') throw new Error(`${reason}; CI must run the Redis tests`, { cause: error });
     console.warn(`\n*** ${reason}: SKIPPING the Redis rate-limit tests; the in-memory limiter is still tested. ***\n`);
     return null;
   } finally {

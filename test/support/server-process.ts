@@ -41,7 +41,7 @@ export async function startServerProcess(env: NodeJS.ProcessEnv, port = 0): Prom
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match) resolve(match[1]!);
     });
-    exited.then((code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+    void exited.then((code) => reject(new Error(`serve exited with ${code}: ${output}`)));
   });
   return {
     child,

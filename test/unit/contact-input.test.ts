@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IMPORTABLE_FIELDS, type ContactInput } from '../../src/domain/contact.js';
 import { MAX_TEXT_LENGTH, assertUniqueIds, normalizeContactInput } from '../../src/domain/contact-input.js';
-import { InputError } from '../../src/domain/errors.js';
 import { expectInputError } from '../support/thrown.js';
 
 const TEXT_FIELDS = [

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ContactValues } from '../../src/domain/contact.js';
 import { normalizeContactInput } from '../../src/domain/contact-input.js';
-import { InputError } from '../../src/domain/errors.js';
 import { isUuid } from '../../src/domain/ids.js';
 import { decideContactWrite, type ExistingContact } from '../../src/store/contact-write.js';
 import type { ImportRecord } from '../../src/store/store.js';

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/domain/errors.js';
 import { assertMergeAllowed, type MergeCandidate } from '../../src/domain/merge.js';
 import { expectInputError } from '../support/thrown.js';
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/domain/errors.js';
 import {
   LIMIT_DEFAULT,
   LIMIT_MAX,

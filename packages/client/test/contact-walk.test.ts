@@ -123,7 +123,7 @@ describe('walkContacts', () => {
       try {
         expectExactlyOnce(walked, original.filter((id) => !merged.has(id)));
       } catch (error) {
-        throw new Error(`seed ${seed}: ${(error as Error).message}`);
+        throw new Error(`seed ${seed}: ${(error as Error).message}`, { cause: error });
       }
     }
   });

@@ -49,7 +49,7 @@ async function exportContacts(io: CliIo, options: ExportOptions): Promise<void> 
     if (progress) io.stderr('\n');
     if (error instanceof InputError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`export failed: ${reason}${options.out === undefined ? '' : ` (${options.out} not written)`}`);
+    throw new Error(`export failed: ${reason}${options.out === undefined ? '' : ` (${options.out} not written)`}`, { cause: error });
   } finally {
     process.off('SIGINT', interrupt).off('SIGTERM', interrupt);
   }

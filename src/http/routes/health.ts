@@ -43,7 +43,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { store: Pick<S
         },
       },
     },
-    async (request) => {
+    async () => {
       try {
         await withTimeout(deps.store.ping(), READINESS_TIMEOUT_MS);
       } catch (error) {
