@@ -10,7 +10,7 @@ const atLeast = (a: number[], b: number[]) => {
   return true;
 };
 
-describe('installed versions carry the security fixes the README lists', () => {
+describe('installed versions carry the security fixes docs/operations.md lists', () => {
   it('fastify is at least 5.12.5 (Content-Type and proxy advisories of 2025–2026)', () => {
     expect(atLeast(installedVersion('fastify'), [5, 12, 5])).toBe(true);
   });
