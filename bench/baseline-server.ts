@@ -38,7 +38,8 @@ function sqliteBackend(path: string): Backend {
     },
     async page(owner, limit, offset) {
       return (page.all(owner, limit, offset) as Record<string, unknown>[]).map((row) => {
-        for (const column of ['tags', 'enrichment', 'research_data']) if (row[column] !== null) row[column] = JSON.parse(row[column] as string);
+        for (const column of ['tags', 'enrichment', 'research_data'])
+          if (row[column] !== null) row[column] = JSON.parse(row[column] as string);
         return row;
       });
     },
@@ -56,7 +57,10 @@ function postgresBackend(url: string): Backend {
       return rows[0];
     },
     async count(owner) {
-      const { rows } = await pool.query('SELECT count(*)::int AS n FROM contacts WHERE owner_id = $1 AND merged_into IS NULL AND NOT is_self', [owner]);
+      const { rows } = await pool.query(
+        'SELECT count(*)::int AS n FROM contacts WHERE owner_id = $1 AND merged_into IS NULL AND NOT is_self',
+        [owner],
+      );
       return rows[0].n;
     },
     async page(owner, limit, offset) {
@@ -74,7 +78,11 @@ const backend = url.startsWith('postgres') ? postgresBackend(url) : sqliteBacken
 
 function send(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  });
   response.end(text);
 }
 

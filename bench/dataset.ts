@@ -35,7 +35,11 @@ function uuid(random: () => number): string {
 }
 
 const flat = (value: unknown): string[] =>
-  Array.isArray(value) ? value.flatMap(flat) : typeof value === 'object' && value !== null ? Object.values(value).flatMap(flat) : [String(value)];
+  Array.isArray(value)
+    ? value.flatMap(flat)
+    : typeof value === 'object' && value !== null
+      ? Object.values(value).flatMap(flat)
+      : [String(value)];
 
 const FIRST = flat(en.person?.first_name).filter((n) => /^[A-Za-z]+$/.test(n));
 const LAST = flat(en.person?.last_name).filter((n) => /^[A-Za-z'-]+$/.test(n));
@@ -46,8 +50,32 @@ const JOB_AREAS = flat(en.person?.job_area);
 const JOB_TYPES = flat(en.person?.job_type);
 const COMPANY_WORDS = LAST.slice(0, 400);
 const SUFFIXES = ['Inc', 'LLC', 'Group', 'Labs', 'Partners', 'Ventures', 'Technologies', 'GmbH', 'Ltd'];
-const SCHOOLS = ['MIT', 'Stanford University', 'ETH Zürich', 'University of Oxford', 'INSEAD', 'TU München', 'UC Berkeley', 'Sciences Po', 'Tsinghua University', 'University of Toronto'];
-const TAGS = ['investor', 'founder', 'friend', 'alumni', 'recruiter', 'customer', 'advisor', 'press', 'engineer', 'design', 'family', 'conference'];
+const SCHOOLS = [
+  'MIT',
+  'Stanford University',
+  'ETH Zürich',
+  'University of Oxford',
+  'INSEAD',
+  'TU München',
+  'UC Berkeley',
+  'Sciences Po',
+  'Tsinghua University',
+  'University of Toronto',
+];
+const TAGS = [
+  'investor',
+  'founder',
+  'friend',
+  'alumni',
+  'recruiter',
+  'customer',
+  'advisor',
+  'press',
+  'engineer',
+  'design',
+  'family',
+  'conference',
+];
 const SOURCES = ['linkedin', 'gmail', 'calendar', 'manual', 'csv_import', 'vcard'];
 const DOMAINS = ['gmail.com', 'yahoo.com', 'outlook.com', 'icloud.com', 'proton.me'];
 
@@ -123,7 +151,15 @@ export function generateContact(random: () => number, id: string, created: strin
   // 35% carry enrichment; 5% of all contacts carry a large one (a few KB, like a scraped profile).
   const enrichment =
     enrichmentSize < 0.05
-      ? { headline: `${title} at ${company}`, summary: sentence(random, 250), experience: Array.from({ length: 8 }, () => ({ company: `${pick(random, COMPANY_WORDS)} ${pick(random, SUFFIXES)}`, title: `${pick(random, JOB_AREAS)} ${pick(random, JOB_TYPES)}`, description: sentence(random, 40) })) }
+      ? {
+          headline: `${title} at ${company}`,
+          summary: sentence(random, 250),
+          experience: Array.from({ length: 8 }, () => ({
+            company: `${pick(random, COMPANY_WORDS)} ${pick(random, SUFFIXES)}`,
+            title: `${pick(random, JOB_AREAS)} ${pick(random, JOB_TYPES)}`,
+            description: sentence(random, 40),
+          })),
+        }
       : enrichmentSize < 0.35
         ? { headline: `${title} at ${company}`, industry: pick(random, JOB_AREAS), employees: Math.floor(random() * 50_000) }
         : null;
@@ -131,7 +167,9 @@ export function generateContact(random: () => number, id: string, created: strin
     id,
     name: `${first} ${last}`,
     email: chance(random, 0.9) ? `${first}.${last}@${pick(random, DOMAINS)}`.toLowerCase().replace(/[^a-z0-9.@-]/g, '') : null,
-    phone: chance(random, 0.6) ? `+1 ${Math.floor(200 + random() * 800)} ${Math.floor(100 + random() * 900)} ${Math.floor(1000 + random() * 9000)}` : null,
+    phone: chance(random, 0.6)
+      ? `+1 ${Math.floor(200 + random() * 800)} ${Math.floor(100 + random() * 900)} ${Math.floor(1000 + random() * 9000)}`
+      : null,
     company,
     title,
     school: chance(random, 0.4) ? pick(random, SCHOOLS) : null,
@@ -142,7 +180,9 @@ export function generateContact(random: () => number, id: string, created: strin
     enrichment,
     enriched_at: enrichment ? new Date(Date.parse(created) + 3_600_000).toISOString() : null,
     source: pick(random, SOURCES),
-    birthday: chance(random, 0.2) ? `19${50 + Math.floor(random() * 50)}-0${1 + Math.floor(random() * 9)}-1${Math.floor(random() * 9)}` : null,
+    birthday: chance(random, 0.2)
+      ? `19${50 + Math.floor(random() * 50)}-0${1 + Math.floor(random() * 9)}-1${Math.floor(random() * 9)}`
+      : null,
     created_at: created,
     updated_at: created,
   };

@@ -11,5 +11,8 @@ export function writeResultsSection(path: string, name: string, report: string):
   const section = `${begin}\n${report}\n${end}`;
   const start = text.indexOf(begin);
   const stop = text.indexOf(end);
-  writeFileSync(path, start === -1 || stop === -1 ? `${text.trimEnd()}\n\n${section}\n` : `${text.slice(0, start)}${section}${text.slice(stop + end.length)}`);
+  writeFileSync(
+    path,
+    start === -1 || stop === -1 ? `${text.trimEnd()}\n\n${section}\n` : `${text.slice(0, start)}${section}${text.slice(stop + end.length)}`,
+  );
 }

@@ -108,7 +108,12 @@ async function preparePostgres(dataset: string): Promise<Database> {
 }
 
 /** Starts a server process and waits until it answers; tracks the peak RSS of it and its children. */
-async function startServer(command: string, commandArgs: string[], env: NodeJS.ProcessEnv, port: number): Promise<{ stop: () => Promise<number[]> }> {
+async function startServer(
+  command: string,
+  commandArgs: string[],
+  env: NodeJS.ProcessEnv,
+  port: number,
+): Promise<{ stop: () => Promise<number[]> }> {
   // The service's per-key rate limit would turn a load test into a test of 429s.
   const child: ChildProcess = spawn(command, commandArgs, {
     env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' },
@@ -178,11 +183,28 @@ function answers(port: number): Promise<boolean> {
   });
 }
 
-function wrk(port: number, script: string, env: Record<string, string>, options: { connections: number; seconds: number }): { rps: number; p50: number; p99: number } {
-  const output = execFileSync('wrk', ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--latency', '-s', join(ROOT, 'bench/wrk', script), `http://127.0.0.1:${port}`], {
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-  });
+function wrk(
+  port: number,
+  script: string,
+  env: Record<string, string>,
+  options: { connections: number; seconds: number },
+): { rps: number; p50: number; p99: number } {
+  const output = execFileSync(
+    'wrk',
+    [
+      '-t1',
+      `-c${options.connections}`,
+      `-d${options.seconds}s`,
+      '--latency',
+      '-s',
+      join(ROOT, 'bench/wrk', script),
+      `http://127.0.0.1:${port}`,
+    ],
+    {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    },
+  );
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(output);
   if (errors) throw new Error(`wrk saw ${errors[1]} error responses:\n${output}`);
   const latency = (percent: string) => {
@@ -213,7 +235,9 @@ function get(port: number, path: string, key: string, agent?: Agent): Promise<st
     const req = request({ host: '127.0.0.1', port, path, agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => (res.statusCode === 200 ? done(Buffer.concat(chunks).toString()) : fail(new Error(`GET ${path}: ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? done(Buffer.concat(chunks).toString()) : fail(new Error(`GET ${path}: ${res.statusCode}`)),
+      );
     });
     req.on('error', fail);
     req.end();
@@ -224,7 +248,14 @@ const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.le
 
 let bigNetwork = 0;
 
-async function measureTarget(target: string, db: Database | null, start: () => Promise<{ stop: () => Promise<number[]> }>, port: number, results: Measurement[], extra: { walk: boolean }): Promise<void> {
+async function measureTarget(
+  target: string,
+  db: Database | null,
+  start: () => Promise<{ stop: () => Promise<number[]> }>,
+  port: number,
+  results: Measurement[],
+  extra: { walk: boolean },
+): Promise<void> {
   log(`measuring ${target}`);
   const server = await start();
   const rows: Omit<Measurement, 'peakRssMb'>[] = [];
@@ -238,13 +269,25 @@ async function measureTarget(target: string, db: Database | null, start: () => P
   } else {
     load(`first page, ${big}`, 'first-page.lua', { KEY: db.bigKey });
     load(`random pages, ${big}`, 'random-page.lua', { KEY: db.bigKey, NETWORK: String(db.bigTotal) });
-    load(`random pages, ${big}, 1 connection`, 'random-page.lua', { KEY: db.bigKey, NETWORK: String(db.bigTotal) }, { connections: 1, seconds: duration });
+    load(
+      `random pages, ${big}, 1 connection`,
+      'random-page.lua',
+      { KEY: db.bigKey, NETWORK: String(db.bigTotal) },
+      { connections: 1, seconds: duration },
+    );
     load('random pages, 1k network', 'random-page.lua', { KEY: db.smallKey, NETWORK: '950' });
     if (extra.walk) {
       const { latencies, pages } = await walk(port, db.bigKey);
       const first = mean(latencies.slice(0, 100));
       const last = mean(latencies.slice(-100));
-      rows.push({ target, scenario: `sequential walk, ${pages} pages`, rps: 1000 / mean(latencies), p50: first, p99: last, note: `mean first 100 pages ${first.toFixed(2)} ms, last 100 ${last.toFixed(2)} ms: ratio ${(last / first).toFixed(2)}` });
+      rows.push({
+        target,
+        scenario: `sequential walk, ${pages} pages`,
+        rps: 1000 / mean(latencies),
+        p50: first,
+        p99: last,
+        note: `mean first 100 pages ${first.toFixed(2)} ms, last 100 ${last.toFixed(2)} ms: ratio ${(last / first).toFixed(2)}`,
+      });
     }
   }
   const peak = await server.stop();
@@ -289,18 +332,43 @@ async function main(): Promise<void> {
   bigNetwork = databases[0]!.bigTotal;
   // The ceiling sends the service's own first page, byte for byte.
   const pageFile = join(WORK, 'first-page.json');
-  await withService(databases[0]!, port, async () => writeFileSync(pageFile, await get(port, '/api/v1/contacts?limit=50&offset=0', databases[0]!.bigKey)));
-  await measureTarget('ceiling', null, () => startServer(TSX, [join(ROOT, 'bench/ceiling-server.ts')], { PAGE_FILE: pageFile }, port), port, results, { walk: false });
+  await withService(databases[0]!, port, async () =>
+    writeFileSync(pageFile, await get(port, '/api/v1/contacts?limit=50&offset=0', databases[0]!.bigKey)),
+  );
+  await measureTarget(
+    'ceiling',
+    null,
+    () => startServer(TSX, [join(ROOT, 'bench/ceiling-server.ts')], { PAGE_FILE: pageFile }, port),
+    port,
+    results,
+    { walk: false },
+  );
   for (const db of databases) {
-    await measureTarget(`baseline (${db.name})`, db, () => startServer(TSX, [join(ROOT, 'bench/baseline-server.ts')], { DATABASE_URL: db.url }, port), port, results, { walk: true });
+    await measureTarget(
+      `baseline (${db.name})`,
+      db,
+      () => startServer(TSX, [join(ROOT, 'bench/baseline-server.ts')], { DATABASE_URL: db.url }, port),
+      port,
+      results,
+      { walk: true },
+    );
     const workers = args.workers ? ['--workers', args.workers] : [];
-    await measureTarget(`service (${db.name})`, db, () => startServer(process.execPath, [BIN, 'serve', ...workers], { DATABASE_URL: db.url }, port), port, results, { walk: true });
+    await measureTarget(
+      `service (${db.name})`,
+      db,
+      () => startServer(process.execPath, [BIN, 'serve', ...workers], { DATABASE_URL: db.url }, port),
+      port,
+      results,
+      { walk: true },
+    );
   }
 
   const report = [
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; wrk -t1 -c${connections}, ${duration} s per figure after ${args.warmup} s warm-up, on the same machine.`,
     `Dataset: scale ${scale} (${shapeForScale(scale).contacts.toLocaleString('en')} contacts over ${shapeForScale(scale).users.toLocaleString('en')} users); the big network lists ${databases[0]!.bigTotal.toLocaleString('en')} contacts.`,
-    ...databases.filter((db) => db.loadSeconds !== null).map((db) => `Load through \`contacts-read-api bulk-import\` into ${db.name}: ${db.loadSeconds!.toFixed(1)} s.`),
+    ...databases
+      .filter((db) => db.loadSeconds !== null)
+      .map((db) => `Load through \`contacts-read-api bulk-import\` into ${db.name}: ${db.loadSeconds!.toFixed(1)} s.`),
     '',
     table(results),
   ].join('\n');

@@ -87,7 +87,10 @@ function queryMix(records: readonly ImportRecord[]): QueryClass[] {
     { name: 'first name', queries: names.map(([first]) => first!) },
     { name: 'last name', queries: names.map(([, last]) => last!) },
     { name: 'full name', queries: names.map((words) => words.join(' ')) },
-    { name: 'company word', queries: [...Array.from({ length: 4 }, () => sample().company!.split(' ')[0]!.toLowerCase()), 'labs', 'ventures', 'partners', 'gmbh'] },
+    {
+      name: 'company word',
+      queries: [...Array.from({ length: 4 }, () => sample().company!.split(' ')[0]!.toLowerCase()), 'labs', 'ventures', 'partners', 'gmbh'],
+    },
     { name: 'email domain', queries: ['gmail', 'yahoo', 'outlook', 'icloud', 'proton', 'gmail.com', '@yahoo.com', 'proton.me'] },
     { name: 'tag', queries: ['founder', 'investor', 'friend', 'alumni', 'recruiter', 'advisor', 'press', 'family'] },
     { name: 'no match', queries: ['zzzz', 'qxqx', 'xylophonist', 'nobody here', 'zq', 'qq', 'jo zzz', 'gmail zzz'] },
@@ -102,7 +105,10 @@ function queryMix(records: readonly ImportRecord[]): QueryClass[] {
 const ADVERSARIAL: QueryClass[] = [
   { name: 'adversarial: every letter', queries: [...'abcdefghijklmnopqrstuvwxyz'] },
   { name: 'adversarial: one-letter words', queries: ['a 0', 'x y z', 'a b c d e', 'a b c d e f g h i j', 'e e e e', 'q 1', 'z a', 's m'] },
-  { name: 'adversarial: short words', queries: ['ma 0', 'jo a', 'ab cd ef', 'de la', 'an ab ac ad ae af ag ah', 'ke zz', 'gmail x', 'founder 0'] },
+  {
+    name: 'adversarial: short words',
+    queries: ['ma 0', 'jo a', 'ab cd ef', 'de la', 'an ab ac ad ae af ag ah', 'ke zz', 'gmail x', 'founder 0'],
+  },
   { name: 'adversarial: digits', queries: ['0', '1', '42', '2024', '0 0', '1 2 3', '007', 'a1'] },
 ];
 
@@ -270,8 +276,14 @@ function report(mix: readonly QueryClass[], results: { database: string; timings
   const header = ['Query class', 'Examples', ...results.flatMap(({ database }) => [`${database} p50 (ms)`, `${database} p99 (ms)`])];
   const rows = mix.map((queryClass) => [
     queryClass.name,
-    queryClass.queries.slice(0, 3).map((query) => `\`${query}\``).join(', '),
-    ...results.flatMap(({ timings }) => [ms(percentile(timings.get(queryClass.name)!, 0.5)), ms(percentile(timings.get(queryClass.name)!, 0.99))]),
+    queryClass.queries
+      .slice(0, 3)
+      .map((query) => `\`${query}\``)
+      .join(', '),
+    ...results.flatMap(({ timings }) => [
+      ms(percentile(timings.get(queryClass.name)!, 0.5)),
+      ms(percentile(timings.get(queryClass.name)!, 0.99)),
+    ]),
   ]);
   rows.push([
     '**all**',
@@ -298,7 +310,9 @@ function report(mix: readonly QueryClass[], results: { database: string; timings
       '',
       '| Database | Search index | Import (s) | Over no index (s) |',
       '| --- | --- | --- | --- |',
-      ...costs.map((cost) => `| ${cost.database} | ${cost.index} | ${cost.seconds.toFixed(1)} | ${(cost.seconds - none(cost.database)).toFixed(1)} |`),
+      ...costs.map(
+        (cost) => `| ${cost.database} | ${cost.index} | ${cost.seconds.toFixed(1)} | ${(cost.seconds - none(cost.database)).toFixed(1)} |`,
+      ),
     );
   }
   return lines.join('\n');

@@ -69,10 +69,18 @@ async function main(): Promise<number> {
   const user = await cli<{ id: string }>('users', 'create', '--email', `soak-${Date.now()}@example.com`, '--name', 'Soak', '--plan', 'pro');
   const { key } = await cli<{ key: string }>('keys', 'create', '--user', user.id, '--label', 'soak');
   const file = join(work, 'contacts.ndjson');
-  writeFileSync(file, generateDemoContacts(contactCount, 7, new Date()).map((record) => JSON.stringify(record.contact.values)).join('\n'));
+  writeFileSync(
+    file,
+    generateDemoContacts(contactCount, 7, new Date())
+      .map((record) => JSON.stringify(record.contact.values))
+      .join('\n'),
+  );
   await cli('contacts', 'import', '--user', user.id, file);
 
-  const server = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const server = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const exited = once(server, 'exit');
   try {
     const url = await new Promise<string>((resolveUrl, reject) => {
@@ -91,7 +99,10 @@ async function main(): Promise<number> {
     await load(url, key, WARMUP_SECONDS);
     rss.push({ at: 'after warm-up', mib: rssMiB(pid) });
     const started = performance.now();
-    const sampler = setInterval(() => rss.push({ at: `${Math.round((performance.now() - started) / 1000)} s`, mib: rssMiB(pid) }), (seconds * 1000) / RSS_SAMPLES);
+    const sampler = setInterval(
+      () => rss.push({ at: `${Math.round((performance.now() - started) / 1000)} s`, mib: rssMiB(pid) }),
+      (seconds * 1000) / RSS_SAMPLES,
+    );
     const result = await load(url, key, seconds);
     clearInterval(sampler);
     rss.push({ at: 'end', mib: rssMiB(pid) });

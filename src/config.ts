@@ -123,9 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: read('SHUTDOWN_TIMEOUT_MS', () => parseInteger(env.SHUTDOWN_TIMEOUT_MS, DEFAULT_SHUTDOWN_TIMEOUT_MS, 1, HOUR_MS)),
     trustProxy: read('TRUST_PROXY', () => parseTrustProxy(env.TRUST_PROXY)),
     corsOrigins: read('CORS_ORIGINS', () => parseCorsOrigins(env.CORS_ORIGINS)),
-    hstsMaxAgeSeconds: read('HSTS_MAX_AGE', () =>
-      isUnset(env.HSTS_MAX_AGE) ? null : parseInteger(env.HSTS_MAX_AGE, 0, 0, 1_000_000_000),
-    ),
+    hstsMaxAgeSeconds: read('HSTS_MAX_AGE', () => (isUnset(env.HSTS_MAX_AGE) ? null : parseInteger(env.HSTS_MAX_AGE, 0, 0, 1_000_000_000))),
   });
 }
 
@@ -209,7 +207,9 @@ function parseTrustProxy(text: string | undefined): TrustProxy {
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) {
     // Fastify ≥ 5.12 trusts no one for a bare hop count, since it can't tell a proxy from a direct client.
-    throw new Error(`takes the proxies' addresses or CIDR ranges, not a hop count ("${value}"): a count can't tell a proxy from a client that connects directly`);
+    throw new Error(
+      `takes the proxies' addresses or CIDR ranges, not a hop count ("${value}"): a count can't tell a proxy from a client that connects directly`,
+    );
   }
   const entries = value.split(',').map((entry) => entry.trim());
   for (const entry of entries) {
@@ -218,7 +218,9 @@ function parseTrustProxy(text: string | undefined): TrustProxy {
       throw new Error(`"${entry}": an IPv4-mapped range needs a prefix of 96 or more (::ffff:10.0.0.0/104), or write it as IPv4`);
     }
     if (!NAMED_PROXY_RANGES.includes(entry) && !isAddressOrRange(entry)) {
-      throw new Error(`must be true, false, or comma-separated IP addresses, CIDR ranges or ${NAMED_PROXY_RANGES.join('/')}; got "${entry}"`);
+      throw new Error(
+        `must be true, false, or comma-separated IP addresses, CIDR ranges or ${NAMED_PROXY_RANGES.join('/')}; got "${entry}"`,
+      );
     }
   }
   return Object.freeze(entries);
@@ -232,11 +234,16 @@ function isAddressOrRange(entry: string): boolean {
 }
 
 function parseCorsOrigins(text: string | undefined): readonly string[] {
-  const origins = (text ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  const origins = (text ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
   for (const origin of origins) {
     const url = URL.canParse(origin) ? new URL(origin) : null;
     if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== origin) {
-      throw new Error(`must list origins exactly as browsers send them (https://app.example.com, no path or trailing slash); got "${origin}"`);
+      throw new Error(
+        `must list origins exactly as browsers send them (https://app.example.com, no path or trailing slash); got "${origin}"`,
+      );
     }
   }
   return Object.freeze(origins);

@@ -98,7 +98,9 @@ export async function startServer(
       apiKeyPrefix: config.apiKeyPrefix,
       logger,
       metrics,
-      ...(options.worker ? { metricsSource: { contentType: metrics.registry.contentType, metrics: () => askPrimary<string>({ kind: 'metrics' }) } } : {}),
+      ...(options.worker
+        ? { metricsSource: { contentType: metrics.registry.contentType, metrics: () => askPrimary<string>({ kind: 'metrics' }) } }
+        : {}),
       ...(counter ? { rateLimit: { perMinute, counter } } : {}),
       http: {
         requestTimeoutMs: config.requestTimeoutMs,

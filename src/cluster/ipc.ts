@@ -52,7 +52,8 @@ export function answerWorkers(handle: (request: PrimaryRequest) => Promise<unkno
     if (message?.channel !== 'contacts-api') return;
     handle(message.request).then(
       (result) => worker.isConnected() && worker.send({ channel: 'contacts-api', id: message.id, result } satisfies ReplyMessage),
-      (error: Error) => worker.isConnected() && worker.send({ channel: 'contacts-api', id: message.id, error: error.message } satisfies ReplyMessage),
+      (error: Error) =>
+        worker.isConnected() && worker.send({ channel: 'contacts-api', id: message.id, error: error.message } satisfies ReplyMessage),
     );
   });
 }

@@ -18,7 +18,6 @@ export function isFatalStartMessage(message: unknown): message is FatalStartMess
   return candidate?.channel === 'contacts-api' && typeof candidate.fatal === 'string';
 }
 
-
 /** Resolves when the primary asks this worker to shut down, or goes away. Workers ignore signals (see SHUTDOWN_MESSAGE). */
 export function primaryShutdownRequest(): Promise<void> {
   const ignore = () => undefined;

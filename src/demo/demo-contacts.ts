@@ -28,12 +28,18 @@ export function generateDemoContacts(count: number, seed: number, until: Date): 
       company,
       title: faker.person.jobTitle(),
       school: faker.datatype.boolean(0.5) ? faker.helpers.arrayElement(SCHOOLS) : null,
-      linkedin_url: faker.datatype.boolean(0.7) ? `https://www.linkedin.com/in/${first}-${last}-${faker.string.alphanumeric(6)}`.toLowerCase() : null,
+      linkedin_url: faker.datatype.boolean(0.7)
+        ? `https://www.linkedin.com/in/${first}-${last}-${faker.string.alphanumeric(6)}`.toLowerCase()
+        : null,
       location: faker.datatype.boolean(0.8) ? `${faker.location.city()}, ${faker.location.country()}` : null,
       description: faker.datatype.boolean(0.3) ? faker.lorem.sentence() : null,
       tags: faker.datatype.boolean(0.7) ? faker.helpers.arrayElements(TAGS, { min: 1, max: 3 }) : null,
       enrichment: enriched
-        ? { headline: `${faker.person.jobTitle()} at ${company}`, industry: faker.commerce.department(), employees: faker.number.int({ min: 2, max: 50_000 }) }
+        ? {
+            headline: `${faker.person.jobTitle()} at ${company}`,
+            industry: faker.commerce.department(),
+            employees: faker.number.int({ min: 2, max: 50_000 }),
+          }
         : null,
       enriched_at: enriched ? new Date(Date.parse(createdAt) + 3_600_000).toISOString() : null,
       source: faker.helpers.arrayElement(SOURCES),

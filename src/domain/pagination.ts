@@ -38,13 +38,7 @@ export function parsePageRequest(query: Record<string, unknown>): PageRequest {
   };
 }
 
-function parseBoundedInteger(
-  query: Record<string, unknown>,
-  name: string,
-  min: number,
-  max: number,
-  fallback: number,
-): number {
+function parseBoundedInteger(query: Record<string, unknown>, name: string, min: number, max: number, fallback: number): number {
   const raw = query[name];
   if (raw === undefined) return fallback;
   if (Array.isArray(raw)) throw new InputError(`Query parameter "${name}" must be given at most once`);

@@ -16,10 +16,7 @@ const WRITE_PROBLEMS: Record<string, string> = {
  * temporary file is removed and whatever was at `path` stays as it was. The file is readable by its owner
  * only: it holds private contact data.
  */
-export async function writeFileAtomically<T>(
-  path: string,
-  produce: (write: (text: string) => Promise<void>) => Promise<T>,
-): Promise<T> {
+export async function writeFileAtomically<T>(path: string, produce: (write: (text: string) => Promise<void>) => Promise<T>): Promise<T> {
   if ((await stat(path).catch(() => null))?.isDirectory()) throw new InputError(`cannot write ${path}: it is a directory`);
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temporary, 'wx', 0o600).catch((error: NodeJS.ErrnoException) => {

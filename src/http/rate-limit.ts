@@ -18,8 +18,7 @@ export type EnforceRateLimit = (keyId: string, reply: FastifyReply) => Promise<v
 
 /** What counting one more request against a key decided, with the headers that describe the key's window after it. */
 export type RateLimitVerdict =
-  | { allowed: true; headers: Record<string, string> }
-  | { allowed: false; headers: Record<string, string>; retryAfterSeconds: number };
+  { allowed: true; headers: Record<string, string> } | { allowed: false; headers: Record<string, string>; retryAfterSeconds: number };
 
 /** Counts one more request against a key and returns the verdict without throwing: a refusal is the caller's to report. */
 export type CountRequest = (keyId: string, log: FastifyBaseLogger) => Promise<RateLimitVerdict>;

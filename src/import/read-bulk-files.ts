@@ -23,7 +23,8 @@ export async function readUsersFile(path: string): Promise<NewUser[]> {
     const unknown = Object.keys(raw).find((field) => !USER_FIELDS.includes(field));
     if (unknown) throw new InputError(`${label}: unknown field "${unknown}"`);
     if (typeof raw.email !== 'string' || !EMAIL.test(raw.email.trim())) throw new InputError(`${label}: "email" must be an email address`);
-    if (raw.name !== undefined && raw.name !== null && typeof raw.name !== 'string') throw new InputError(`${label}: "name" must be a string`);
+    if (raw.name !== undefined && raw.name !== null && typeof raw.name !== 'string')
+      throw new InputError(`${label}: "name" must be a string`);
     users.push({
       email: raw.email.trim(),
       name: typeof raw.name === 'string' && raw.name.trim() !== '' ? raw.name.trim() : null,
@@ -47,7 +48,8 @@ export async function* readOwnedContactsFile(path: string): AsyncGenerator<Owner
       if (line.trim() === '') continue;
       const label = `line ${number}`;
       const { owner, ...fields } = parseLine(line, label);
-      if (typeof owner !== 'string' || owner.trim() === '') throw new InputError(`${label}: "owner" must name the contact's user by email or id`);
+      if (typeof owner !== 'string' || owner.trim() === '')
+        throw new InputError(`${label}: "owner" must name the contact's user by email or id`);
       const record: ImportRecord = { label, contact: wrap(label, () => normalizeContactInput(fields)) };
       if (batch !== null && (batch.owner !== owner || batch.records.length >= BATCH_SIZE)) {
         assertUniqueIds(batch.records);

@@ -1,7 +1,13 @@
 import * as z from 'zod';
 import { CONTACT_FIELDS, type ContactField, type ContactFieldKind } from '../domain/contact.js';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, OFFSET_DEFAULT, OFFSET_MAX, OFFSET_MIN } from '../domain/pagination.js';
-import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_LIMIT_MIN, SEARCH_QUERY_MAX_LENGTH, SEARCH_QUERY_MAX_WORDS } from '../domain/search.js';
+import {
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+  SEARCH_LIMIT_MIN,
+  SEARCH_QUERY_MAX_LENGTH,
+  SEARCH_QUERY_MAX_WORDS,
+} from '../domain/search.js';
 
 /*
  * The tools' input and output schemas. A contact's output derives from ContactSchema's fields; the pagination shape is
@@ -59,10 +65,7 @@ export const GetContactInput = z.strictObject({
 
 export const GetContactOutput = z.object({
   contact: ContactOutput,
-  merged_from: z
-    .string()
-    .nullable()
-    .describe('The id asked for when it belonged to a duplicate merged into this contact; null otherwise.'),
+  merged_from: z.string().nullable().describe('The id asked for when it belonged to a duplicate merged into this contact; null otherwise.'),
 });
 
 export const SearchContactsInput = z.strictObject({

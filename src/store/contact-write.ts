@@ -11,8 +11,7 @@ export interface ExistingContact {
 }
 
 export type ContactWrite =
-  | { kind: 'insert'; id: string; values: ContactValues }
-  | { kind: 'update'; id: string; values: Partial<ContactValues> };
+  { kind: 'insert'; id: string; values: ContactValues } | { kind: 'update'; id: string; values: Partial<ContactValues> };
 
 /**
  * Decides how one import record is written: a new contact, or an update of the owner's contact with

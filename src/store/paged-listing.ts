@@ -23,7 +23,12 @@ export interface PageSource {
   /** The sort keys at positions 0, stride, 2·stride, … of the owner's listing, with the state they belong to. */
   sortKeys(ownerId: string, stride: number): Promise<{ state: ListingState; keys: SortKey[] }>;
   /** Up to `limit` contacts as a JSON array, skipping `skip` listable contacts from `from` (inclusive) or the start. */
-  page(ownerId: string, from: SortKey | null, skip: number, limit: number): Promise<{ state: ListingState; data: string; returned: number }>;
+  page(
+    ownerId: string,
+    from: SortKey | null,
+    skip: number,
+    limit: number,
+  ): Promise<{ state: ListingState; data: string; returned: number }>;
 }
 
 export interface PagedListingOptions {

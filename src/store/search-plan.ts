@@ -244,7 +244,11 @@ export function searchSync<C extends SearchCandidate>(reads: SearchReads<C>, mat
 }
 
 /** Runs the search plan on a store that reads asynchronously (on one snapshot, e.g. a REPEATABLE READ transaction). */
-export async function searchAsync<C extends SearchCandidate>(reads: AsyncSearchReads<C>, matcher: SearchMatcher, limit: number): Promise<C[]> {
+export async function searchAsync<C extends SearchCandidate>(
+  reads: AsyncSearchReads<C>,
+  matcher: SearchMatcher,
+  limit: number,
+): Promise<C[]> {
   const plan = searchPlan<C>(matcher, limit);
   let step = plan.next();
   while (!step.done) step = plan.next(await answer(reads, step.value));

@@ -12,25 +12,53 @@ import { createKey, createUser, importNumberedContacts, TEST_KEY_PREFIX } from '
 
 /** Enough runs to reach the odd corners in a few seconds per backend. */
 const RUNS = 400;
-const SQL_INJECTION = ["' OR '1'='1", "1; DROP TABLE contacts; --", "1' UNION SELECT secret_hash FROM api_keys --", "$1", "'); DELETE FROM users; --"];
-const NUMBERISH = ['', '0', '1', '50', '100', '101', '-1', '+5', '1e2', '0x10', ' 5', '5 ', '1.0', 'NaN', 'Infinity', '00050', '١٠',
-  '１０', '2147483647', '2147483648', '99999999999999999999999999999999', '9'.repeat(400)];
+const SQL_INJECTION = [
+  "' OR '1'='1",
+  '1; DROP TABLE contacts; --',
+  "1' UNION SELECT secret_hash FROM api_keys --",
+  '$1',
+  "'); DELETE FROM users; --",
+];
+const NUMBERISH = [
+  '',
+  '0',
+  '1',
+  '50',
+  '100',
+  '101',
+  '-1',
+  '+5',
+  '1e2',
+  '0x10',
+  ' 5',
+  '5 ',
+  '1.0',
+  'NaN',
+  'Infinity',
+  '00050',
+  '١٠',
+  '１０',
+  '2147483647',
+  '2147483648',
+  '99999999999999999999999999999999',
+  '9'.repeat(400),
+];
 const PERCENT_BROKEN = ['%', '%Z', '%G0', '%%', '%0', '%E2%82', '%C0%80', '%ED%A0%80', '%FF%FE', '%00', '%0A', '%0D%0A'];
 /** Header names this test leaves alone: they frame the request itself rather than carry input. */
 const FRAMING_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'expect', 'upgrade', 'te', 'trailer']);
 
 /** Characters a real HTTP/1.1 header value can carry: visible ASCII, space, tab and obs-text (0x80–0xFF). */
-const headerChar = fc.oneof(
-  fc.integer({ min: 0x20, max: 0x7e }),
-  fc.constant(0x09),
-  fc.integer({ min: 0x80, max: 0xff }),
-).map((code) => String.fromCharCode(code));
+const headerChar = fc
+  .oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.constant(0x09), fc.integer({ min: 0x80, max: 0xff }))
+  .map((code) => String.fromCharCode(code));
 const headerText = (maxLength: number) => fc.string({ unit: headerChar, maxLength });
 
 const percentByte = fc.integer({ min: 0, max: 255 }).map((byte) => `%${byte.toString(16).padStart(2, '0').toUpperCase()}`);
 const encodedText = fc.string({ unit: 'grapheme', maxLength: 20 }).map(encodeURIComponent);
 const rawQueryText = fc
-  .array(fc.oneof(percentByte, fc.constantFrom(...PERCENT_BROKEN), fc.constantFrom('a', '=', '+', ';', '[]', '.', '__proto__', '[0]')), { maxLength: 8 })
+  .array(fc.oneof(percentByte, fc.constantFrom(...PERCENT_BROKEN), fc.constantFrom('a', '=', '+', ';', '[]', '.', '__proto__', '[0]')), {
+    maxLength: 8,
+  })
   .map((parts) => parts.join(''));
 
 const queryValue = fc.oneof(
@@ -41,7 +69,10 @@ const queryValue = fc.oneof(
   rawQueryText,
 );
 const queryKey = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom('limit', 'offset', 'q', 'owner_id', 'user_id', 'id', 'LIMIT', 'limit[]', '__proto__', 'constructor', '') },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom('limit', 'offset', 'q', 'owner_id', 'user_id', 'id', 'LIMIT', 'limit[]', '__proto__', 'constructor', ''),
+  },
   { weight: 1, arbitrary: encodedText },
   { weight: 1, arbitrary: rawQueryText },
 );
@@ -55,7 +86,13 @@ const queryString = fc.oneof(
     .map((page) => new URLSearchParams(Object.entries(page).map(([key, value]): [string, string] => [key, String(value)])).toString()),
 );
 
-const pathSegment = fc.oneof(fc.uuid(), encodedText, rawQueryText, fc.constantFrom(...SQL_INJECTION).map(encodeURIComponent), fc.constantFrom('..', '.', '', '%2e%2e', 'v1'));
+const pathSegment = fc.oneof(
+  fc.uuid(),
+  encodedText,
+  rawQueryText,
+  fc.constantFrom(...SQL_INJECTION).map(encodeURIComponent),
+  fc.constantFrom('..', '.', '', '%2e%2e', 'v1'),
+);
 
 describeEachBackend('fuzzed requests never produce a 5xx or a body off the published schema', (db) => {
   let app: FastifyInstance;
@@ -82,8 +119,13 @@ describeEachBackend('fuzzed requests never produce a 5xx or a body off the publi
       {
         label: 'rich',
         contact: normalizeContactInput({
-          name: 'Zoë 李 🚀', email: 'zoe@example.com', tags: ['ü', 'x y'], enrichment: { nested: { list: [1, 'two', null] } },
-          research_data: { summary: 'r' }, researched_at: '2024-05-02T09:30:00.5+02:00', birthday: '--02-29',
+          name: 'Zoë 李 🚀',
+          email: 'zoe@example.com',
+          tags: ['ü', 'x y'],
+          enrichment: { nested: { list: [1, 'two', null] } },
+          research_data: { summary: 'r' },
+          researched_at: '2024-05-02T09:30:00.5+02:00',
+          birthday: '--02-29',
         }),
       },
     ]);
@@ -116,8 +158,17 @@ describeEachBackend('fuzzed requests never produce a 5xx or a body off the publi
       fc.constantFrom('revoked', 'noScope', 'freePlan').map((which) => `Bearer ${keys[which as keyof typeof keys]}`),
       fc.constantFrom(...unknownKeys).map((key) => `Bearer ${key}`),
       fc.constantFrom(
-        `bearer ${keys.active}`, `BEARER \t${keys.active}  `, `Basic ${keys.active}`, keys.active, `Bearer ${keys.active}x`,
-        `Bearer ${keys.active.slice(0, -1)}`, `Bearer ${keys.active} ${keys.active}`, 'Bearer', 'Bearer ', '', 'Bearer cnt_live_',
+        `bearer ${keys.active}`,
+        `BEARER \t${keys.active}  `,
+        `Basic ${keys.active}`,
+        keys.active,
+        `Bearer ${keys.active}x`,
+        `Bearer ${keys.active.slice(0, -1)}`,
+        `Bearer ${keys.active} ${keys.active}`,
+        'Bearer',
+        'Bearer ',
+        '',
+        'Bearer cnt_live_',
       ),
       fc.constantFrom(...SQL_INJECTION).map((text) => `Bearer ${text}`),
       headerText(60).map((text) => `Bearer ${text}`),
@@ -125,10 +176,21 @@ describeEachBackend('fuzzed requests never produce a 5xx or a body off the publi
       fc.integer({ min: 1_000, max: 8_000 }).map((length) => `Bearer ${'A'.repeat(length)}`),
     );
     const otherHeaders = fc.dictionary(
-      fc.oneof(
-        fc.constantFrom('x-request-id', 'content-type', 'accept', 'origin', 'x-forwarded-for', 'cookie', 'if-none-match', 'accept-encoding'),
-        fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/),
-      ).filter((name) => !FRAMING_HEADERS.has(name) && name !== 'authorization'),
+      fc
+        .oneof(
+          fc.constantFrom(
+            'x-request-id',
+            'content-type',
+            'accept',
+            'origin',
+            'x-forwarded-for',
+            'cookie',
+            'if-none-match',
+            'accept-encoding',
+          ),
+          fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/),
+        )
+        .filter((name) => !FRAMING_HEADERS.has(name) && name !== 'authorization'),
       headerText(300),
       { maxKeys: 4 },
     );
@@ -143,9 +205,16 @@ describeEachBackend('fuzzed requests never produce a 5xx or a body off the publi
       { weight: 3, arbitrary: fc.constantFrom(...METHODS.filter((name) => name !== 'CONNECT')) },
     );
     const path = fc.oneof(
-      { weight: 8, arbitrary: fc.tuple(template, fc.array(fc.oneof(pathSegment, fc.constantFrom(...contactIds)), { minLength: 4, maxLength: 4 }))
-        .map(([template, fills]) => ({ template, url: template.replace(/\{[^}]+\}/g, () => fills.shift() ?? 'x') })) },
-      { weight: 1, arbitrary: fc.array(pathSegment, { maxLength: 4 }).map((segments) => ({ template: null, url: `/${segments.join('/')}` })) },
+      {
+        weight: 8,
+        arbitrary: fc
+          .tuple(template, fc.array(fc.oneof(pathSegment, fc.constantFrom(...contactIds)), { minLength: 4, maxLength: 4 }))
+          .map(([template, fills]) => ({ template, url: template.replace(/\{[^}]+\}/g, () => fills.shift() ?? 'x') })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.array(pathSegment, { maxLength: 4 }).map((segments) => ({ template: null, url: `/${segments.join('/')}` })),
+      },
       { weight: 1, arbitrary: fc.constantFrom(...templates).map((template) => ({ template: null, url: `${template.toUpperCase()}/` })) },
     );
 

@@ -8,16 +8,24 @@ import { createKey, createUser, importNumberedContacts } from '../support/seed.j
 
 const SQL_INJECTION = [
   "' OR '1'='1",
-  "1 OR 1=1",
-  "1; DROP TABLE contacts; --",
-  "0 UNION SELECT secret_hash FROM api_keys",
+  '1 OR 1=1',
+  '1; DROP TABLE contacts; --',
+  '0 UNION SELECT secret_hash FROM api_keys',
   "'); DELETE FROM users; --",
   "1'; UPDATE api_keys SET revoked_at = NULL; --",
   '$1',
   '\\x27 OR 1=1',
 ];
 const NUL_VALUES = ['%00', '1%00', '%001', '10%00--', '%00%00'];
-const HUGE_NUMBERS = ['1e308', '99999999999999999999', '2147483648', '9'.repeat(400), '18446744073709551616', '0x7fffffff', '1' + '0'.repeat(30)];
+const HUGE_NUMBERS = [
+  '1e308',
+  '99999999999999999999',
+  '2147483648',
+  '9'.repeat(400),
+  '18446744073709551616',
+  '0x7fffffff',
+  '1' + '0'.repeat(30),
+];
 const INVALID_KEY = { error: 'Invalid or inactive API key' };
 
 interface Snapshot {
@@ -110,7 +118,12 @@ describeEachBackend('malicious input in parameters and headers gets its 4xx JSON
     const plain = (await list('limit=5')).json();
     for (const text of SQL_INJECTION) {
       const response = await list('limit=5', {
-        ...bearer(key), 'x-request-id': text, accept: text, cookie: `session=${text}`, 'x-forwarded-for': text, 'x-owner-id': text,
+        ...bearer(key),
+        'x-request-id': text,
+        accept: text,
+        cookie: `session=${text}`,
+        'x-forwarded-for': text,
+        'x-owner-id': text,
       });
       expect(response.statusCode).toBe(200);
       expect(response.json()).toEqual(plain);
@@ -140,7 +153,11 @@ describeEachBackend('malicious input in parameters and headers gets its 4xx JSON
 });
 
 /** One raw HTTP/1.1 exchange: writes `chunks` (waiting `gapMs` between them), reads until the server closes. */
-function rawExchange(port: number, chunks: string[], gapMs = 0): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+function rawExchange(
+  port: number,
+  chunks: string[],
+  gapMs = 0,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let received = '';
@@ -153,7 +170,9 @@ function rawExchange(port: number, chunks: string[], gapMs = 0): Promise<{ statu
       const split = received.indexOf('\r\n\r\n');
       if (split < 0) return reject(new Error(`no HTTP response before close: ${JSON.stringify(received)}`));
       const [statusLine = '', ...lines] = received.slice(0, split).split('\r\n');
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: received.slice(split + 4) });
     });
     const queue = [...chunks];
@@ -166,7 +185,11 @@ function rawExchange(port: number, chunks: string[], gapMs = 0): Promise<{ statu
   });
 }
 
-const asResponse = (raw: { status: number; headers: Record<string, string>; body: string }) => ({ statusCode: raw.status, headers: raw.headers, body: raw.body });
+const asResponse = (raw: { status: number; headers: Record<string, string>; body: string }) => ({
+  statusCode: raw.status,
+  headers: raw.headers,
+  body: raw.body,
+});
 
 describe('malicious input over a real socket gets its 4xx JSON and changes nothing', () => {
   const REQUEST_TIMEOUT_MS = 2_000;
@@ -196,7 +219,10 @@ describe('malicious input over a real socket gets its 4xx JSON and changes nothi
 
   it('a 20 KB URL is a 431 with a JSON body', async () => {
     const response = await fetch(`${origin}/api/v1/contacts?limit=1&${'x'.repeat(20_000)}=1`, { headers: bearer(key) });
-    expectErrorJson({ statusCode: response.status, headers: { 'content-type': response.headers.get('content-type') }, body: await response.text() }, 431);
+    expectErrorJson(
+      { statusCode: response.status, headers: { 'content-type': response.headers.get('content-type') }, body: await response.text() },
+      431,
+    );
   });
 
   it('a 20 KB header, Authorization included, is a 431 with a JSON body', async () => {

@@ -90,7 +90,12 @@ describeEachBackend('contacts-api users, keys and migrate', (db) => {
 
     it('create --expires-in sets expires_at that far ahead', async () => {
       const user = await cliJson(url(), 'users', 'create', '--email', email(), '--plan', 'pro');
-      for (const [duration, ms] of [['30s', 30_000], ['15m', 900_000], ['12h', 43_200_000], ['90d', 7_776_000_000]] as const) {
+      for (const [duration, ms] of [
+        ['30s', 30_000],
+        ['15m', 900_000],
+        ['12h', 43_200_000],
+        ['90d', 7_776_000_000],
+      ] as const) {
         const before = Date.now();
         const created = await cliJson(url(), 'keys', 'create', '--user', user.id, '--expires-in', duration);
         const expiresAt = Date.parse(created.expires_at);

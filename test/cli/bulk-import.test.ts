@@ -15,12 +15,15 @@ describeEachBackend('contacts-api bulk-import', (db) => {
     const survivor = randomUUID();
     const duplicate = randomUUID();
     const users = writeTempFile('users.ndjson', ndjson([{ email: a, name: 'A', plan: 'pro' }, { email: b }]));
-    const contacts = writeTempFile('contacts.ndjson', ndjson([
-      { owner: a, id: survivor, name: 'Ada', created_at: '2024-01-01T00:00:00Z' },
-      { owner: a, id: randomUUID(), name: 'Alan', created_at: '2024-01-02T00:00:00Z' },
-      { owner: b, id: randomUUID(), name: 'Bea' },
-      { owner: a, id: duplicate, name: 'Ada L.', merged_into: survivor },
-    ]));
+    const contacts = writeTempFile(
+      'contacts.ndjson',
+      ndjson([
+        { owner: a, id: survivor, name: 'Ada', created_at: '2024-01-01T00:00:00Z' },
+        { owner: a, id: randomUUID(), name: 'Alan', created_at: '2024-01-02T00:00:00Z' },
+        { owner: b, id: randomUUID(), name: 'Bea' },
+        { owner: a, id: duplicate, name: 'Ada L.', merged_into: survivor },
+      ]),
+    );
     expect(await cliJson(url(), 'bulk-import', '--users', users, '--contacts', contacts)).toEqual({ usersCreated: 2, contacts: 4 });
     const owner = (await db().store.users.find(a))!;
     expect(owner.plan).toBe('pro');
@@ -51,14 +54,17 @@ describeEachBackend('contacts-api bulk-import', (db) => {
     const numbered = Array.from({ length: 2_600 }, (_, i) => ({ owner, id: randomUUID(), name: `n${i}${tag} Bulk` }));
     const [renamedLater, duplicate] = [numbered[10]!, numbered[20]!];
     const users = writeTempFile('users.ndjson', ndjson([{ email: owner, plan: 'pro' }]));
-    const contacts = writeTempFile('contacts.ndjson', ndjson([
-      ...numbered,
-      { owner, id: renamedLater.id, name: `Renamed${tag}` },
-      { owner, id: duplicate.id, merged_into: numbered[2_500]!.id },
-      { owner: existingOwner.email, id: kept, name: `Xavier ${tag}` },
-      { owner: existingOwner.email, id: merged, merged_into: kept },
-      { owner: existingOwner.email, id: randomUUID(), name: `Yolanda ${tag}` },
-    ]));
+    const contacts = writeTempFile(
+      'contacts.ndjson',
+      ndjson([
+        ...numbered,
+        { owner, id: renamedLater.id, name: `Renamed${tag}` },
+        { owner, id: duplicate.id, merged_into: numbered[2_500]!.id },
+        { owner: existingOwner.email, id: kept, name: `Xavier ${tag}` },
+        { owner: existingOwner.email, id: merged, merged_into: kept },
+        { owner: existingOwner.email, id: randomUUID(), name: `Yolanda ${tag}` },
+      ]),
+    );
     expect(await cliJson(url(), 'bulk-import', '--users', users, '--contacts', contacts)).toEqual({ usersCreated: 1, contacts: 2_605 });
 
     const ownerId = (await store.users.find(owner))!.id;
@@ -82,14 +88,35 @@ describeEachBackend('contacts-api bulk-import', (db) => {
   });
 
   it.each([
-    ['a bad record', [{ owner: 'A', name: 'ok' }, { owner: 'A', name: 42 }], /^error: line 2: field "name" must be a string or null$/],
+    [
+      'a bad record',
+      [
+        { owner: 'A', name: 'ok' },
+        { owner: 'A', name: 42 },
+      ],
+      /^error: line 2: field "name" must be a string or null$/,
+    ],
     ['a missing owner', [{ owner: 'A', name: 'ok' }, { name: 'orphan' }], /^error: line 2: "owner" must name the contact's user/],
-    ['an unknown owner', [{ owner: 'A', name: 'ok' }, { owner: 'nobody@bulk.example', name: 'x' }], /^error: line 2: no user with email or id "nobody@bulk.example"$/],
-    ['a merge into an unknown contact', [{ owner: 'A', id: randomUUID(), name: 'x', merged_into: randomUUID() }], /^error: line 1: Contact .* is not one of this user's contacts$/],
+    [
+      'an unknown owner',
+      [
+        { owner: 'A', name: 'ok' },
+        { owner: 'nobody@bulk.example', name: 'x' },
+      ],
+      /^error: line 2: no user with email or id "nobody@bulk.example"$/,
+    ],
+    [
+      'a merge into an unknown contact',
+      [{ owner: 'A', id: randomUUID(), name: 'x', merged_into: randomUUID() }],
+      /^error: line 1: Contact .* is not one of this user's contacts$/,
+    ],
   ])('refuses %s and writes nothing, users included', async (_name, rows, message) => {
     const email = `c-${randomUUID().slice(0, 8)}@bulk.example`;
     const users = writeTempFile('users.ndjson', ndjson([{ email }]));
-    const contacts = writeTempFile('contacts.ndjson', ndjson(rows.map((row) => ('owner' in row && row.owner === 'A' ? { ...row, owner: email } : row))));
+    const contacts = writeTempFile(
+      'contacts.ndjson',
+      ndjson(rows.map((row) => ('owner' in row && row.owner === 'A' ? { ...row, owner: email } : row))),
+    );
     const result = await cli(url(), 'bulk-import', '--users', users, '--contacts', contacts);
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toMatch(message);

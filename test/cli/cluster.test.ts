@@ -37,21 +37,37 @@ describeEachBackend('contacts-api serve --workers 2 (node:cluster)', (db) => {
     expect(bodies[0].pagination).toEqual({ limit: 100, offset: 50, total: 120, nextOffset: null });
     for (const body of bodies) expect(body).toEqual(bodies[0]);
     // Each worker writes its own log lines; they may land a moment after the responses.
-    await vi.waitFor(async () => {
-      const pids = new Set(server.logLines().filter((line) => line.msg === 'request completed').map((line) => line.pid));
-      expect(pids.size).toBe(2);
-    }, { timeout: 2000, interval: 25 });
+    await vi.waitFor(
+      async () => {
+        const pids = new Set(
+          server
+            .logLines()
+            .filter((line) => line.msg === 'request completed')
+            .map((line) => line.pid),
+        );
+        expect(pids.size).toBe(2);
+      },
+      { timeout: 2000, interval: 25 },
+    );
   });
 
-  it.runIf(existsSync('/proc/self/cmdline'))('starts each worker with V8 old space limited to WORKER_HEAP_MB, growing by doubling', async () => {
-    const pids = new Set(server.logLines().filter((line) => line.msg === 'request completed').map((line) => line.pid as number));
-    expect(pids.size).toBe(2);
-    for (const pid of pids) {
-      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toEqual(
-        expect.arrayContaining(['--max-old-space-size=96', '--heap-growing-percent=100']),
+  it.runIf(existsSync('/proc/self/cmdline'))(
+    'starts each worker with V8 old space limited to WORKER_HEAP_MB, growing by doubling',
+    async () => {
+      const pids = new Set(
+        server
+          .logLines()
+          .filter((line) => line.msg === 'request completed')
+          .map((line) => line.pid as number),
       );
-    }
-  });
+      expect(pids.size).toBe(2);
+      for (const pid of pids) {
+        expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toEqual(
+          expect.arrayContaining(['--max-old-space-size=96', '--heap-growing-percent=100']),
+        );
+      }
+    },
+  );
 
   it('enforces one rate limit per key across the workers', async () => {
     const statuses: number[] = [];

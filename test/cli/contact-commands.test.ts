@@ -20,18 +20,42 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
   describe('import', () => {
     it('imports a JSON array, keeping id, created_at and updated_at', async () => {
       const user = await newUser();
-      const file = writeTempFile('contacts.json', JSON.stringify([
-        { id: FIXED_ID.toUpperCase(), name: 'Grace Hopper', email: 'grace@navy.mil', tags: ['navy', 'cobol'],
-          enrichment: { rank: 'Rear Admiral' }, created_at: '2020-01-02T03:04:05.678Z', updated_at: '2021-01-01T00:00:00+01:00' },
-        { name: 'Alan Turing', company: 'Bletchley Park' },
-      ]));
+      const file = writeTempFile(
+        'contacts.json',
+        JSON.stringify([
+          {
+            id: FIXED_ID.toUpperCase(),
+            name: 'Grace Hopper',
+            email: 'grace@navy.mil',
+            tags: ['navy', 'cobol'],
+            enrichment: { rank: 'Rear Admiral' },
+            created_at: '2020-01-02T03:04:05.678Z',
+            updated_at: '2021-01-01T00:00:00+01:00',
+          },
+          { name: 'Alan Turing', company: 'Bletchley Park' },
+        ]),
+      );
       expect(await cliJson(url(), 'contacts', 'import', '--user', user.email, file)).toEqual({ imported: 2 });
       const { contacts, total } = await listAll(user.id);
       expect(total).toBe(2);
       expect(contacts[0]).toEqual({
-        id: FIXED_ID, name: 'Grace Hopper', email: 'grace@navy.mil', phone: null, company: null, title: null, school: null,
-        linkedin_url: null, location: null, description: null, tags: ['navy', 'cobol'], enrichment: { rank: 'Rear Admiral' },
-        enriched_at: null, source: null, birthday: null, created_at: '2020-01-02T03:04:05.678Z', updated_at: '2020-12-31T23:00:00.000Z',
+        id: FIXED_ID,
+        name: 'Grace Hopper',
+        email: 'grace@navy.mil',
+        phone: null,
+        company: null,
+        title: null,
+        school: null,
+        linkedin_url: null,
+        location: null,
+        description: null,
+        tags: ['navy', 'cobol'],
+        enrichment: { rank: 'Rear Admiral' },
+        enriched_at: null,
+        source: null,
+        birthday: null,
+        created_at: '2020-01-02T03:04:05.678Z',
+        updated_at: '2020-12-31T23:00:00.000Z',
       });
       expect(contacts[1]).toMatchObject({ name: 'Alan Turing', company: 'Bletchley Park' });
     });
@@ -40,10 +64,21 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
       const user = await newUser();
       const ndjson = writeTempFile('c.ndjson', '{"name":"N One"}\n\n{"name":"N Two","tags":["x"]}\n');
       const csv = writeTempFile('c.csv', 'name,email,tags,description\n"C One",c1@example.com,a;b,"multi\nline"\nC Two,,,\n');
-      const vcf = writeTempFile('c.vcf', [
-        'BEGIN:VCARD', 'VERSION:3.0', 'FN:V One', 'N:One;V;;;', 'EMAIL;TYPE=INTERNET:v1@example.com', 'ORG:Acme\\, Inc.;R&D',
-        'TITLE:Engineer', 'CATEGORIES:friends,work', 'END:VCARD', '',
-      ].join('\r\n'));
+      const vcf = writeTempFile(
+        'c.vcf',
+        [
+          'BEGIN:VCARD',
+          'VERSION:3.0',
+          'FN:V One',
+          'N:One;V;;;',
+          'EMAIL;TYPE=INTERNET:v1@example.com',
+          'ORG:Acme\\, Inc.;R&D',
+          'TITLE:Engineer',
+          'CATEGORIES:friends,work',
+          'END:VCARD',
+          '',
+        ].join('\r\n'),
+      );
       expect(await cliJson(url(), 'contacts', 'import', '--user', user.id, ndjson)).toEqual({ imported: 2 });
       expect(await cliJson(url(), 'contacts', 'import', '--user', user.id, csv)).toEqual({ imported: 2 });
       expect(await cliJson(url(), 'contacts', 'import', '--user', user.id, vcf)).toEqual({ imported: 1 });
@@ -53,15 +88,23 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
       expect(byName['C One']).toMatchObject({ email: 'c1@example.com', tags: ['a', 'b'], description: 'multi\nline' });
       expect(byName['C Two']).toMatchObject({ email: null, tags: null, description: null });
       expect(byName['N Two']!.tags).toEqual(['x']);
-      expect(byName['V One']).toMatchObject({ email: 'v1@example.com', company: 'Acme, Inc.', title: 'Engineer', tags: ['friends', 'work'] });
+      expect(byName['V One']).toMatchObject({
+        email: 'v1@example.com',
+        company: 'Acme, Inc.',
+        title: 'Engineer',
+        tags: ['friends', 'work'],
+      });
     });
 
     it('re-importing an export is idempotent, and a partial record keeps the other fields', async () => {
       const user = await newUser();
       const id = randomUUID();
-      const file = writeTempFile('export.json', JSON.stringify([
-        { id: id, name: 'Same', company: 'Acme', created_at: '2022-01-01T00:00:00.000Z', updated_at: '2022-01-01T00:00:00.000Z' },
-      ]));
+      const file = writeTempFile(
+        'export.json',
+        JSON.stringify([
+          { id: id, name: 'Same', company: 'Acme', created_at: '2022-01-01T00:00:00.000Z', updated_at: '2022-01-01T00:00:00.000Z' },
+        ]),
+      );
       await cliJson(url(), 'contacts', 'import', '--user', user.id, file);
       const first = await listAll(user.id);
       await cliJson(url(), 'contacts', 'import', '--user', user.id, file);
@@ -79,22 +122,50 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
 
       beforeAll(async () => {
         owner = await newUser();
-        await cliJson(url(), 'contacts', 'import', '--user', owner.id, writeTempFile('seed.json', JSON.stringify([
-          { id: FIXED_ID.replace(/^6/, '7'), name: 'Kept', email: 'kept@example.com' },
-        ])));
+        await cliJson(
+          url(),
+          'contacts',
+          'import',
+          '--user',
+          owner.id,
+          writeTempFile('seed.json', JSON.stringify([{ id: FIXED_ID.replace(/^6/, '7'), name: 'Kept', email: 'kept@example.com' }])),
+        );
         before = await listAll(owner.id);
       });
 
       const refused: [string, string, string, RegExp][] = [
-        ['a bad field type in JSON', 'bad.json', JSON.stringify([{ name: 'ok' }, { name: 'ok2' }, { name: 42 }]), /^error: record 3: field "name" must be a string or null$/],
-        ['an unknown field', 'bad.json', JSON.stringify([{ name: 'ok' }, { nickname: 'x' }]), /^error: record 2: unknown field "nickname"$/],
-        ['a bad date in NDJSON', 'bad.ndjson', '{"name":"a"}\n{"name":"b","created_at":"yesterday"}\n', /^error: line 2: field "created_at" must be an ISO 8601 date-time/],
+        [
+          'a bad field type in JSON',
+          'bad.json',
+          JSON.stringify([{ name: 'ok' }, { name: 'ok2' }, { name: 42 }]),
+          /^error: record 3: field "name" must be a string or null$/,
+        ],
+        [
+          'an unknown field',
+          'bad.json',
+          JSON.stringify([{ name: 'ok' }, { nickname: 'x' }]),
+          /^error: record 2: unknown field "nickname"$/,
+        ],
+        [
+          'a bad date in NDJSON',
+          'bad.ndjson',
+          '{"name":"a"}\n{"name":"b","created_at":"yesterday"}\n',
+          /^error: line 2: field "created_at" must be an ISO 8601 date-time/,
+        ],
         ['broken JSON on a line', 'bad.ndjson', '{"name":"a"}\n{"name":\n', /^error: line 2: /],
         ['a bad id in CSV', 'bad.csv', 'id,name\n,ok\nnot-a-uuid,bad\n', /^error: line 3: field "id" must be a UUID/],
         ['an unknown CSV column', 'bad.csv', 'name,nickname\na,b\n', /^error: line 1: unknown column "nickname"/],
         ['a vCard without END', 'bad.vcf', 'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:x\r\n', /^error: .*line/],
         ['an unsupported file type', 'bad.xlsx', 'x', /^error: cannot import .*bad\.xlsx/],
-        ['a duplicate id', 'dup.json', JSON.stringify([{ id: FIXED_ID, name: 'a' }, { id: FIXED_ID, name: 'b' }]), /^error: record 2: id .* already appears at record 1$/],
+        [
+          'a duplicate id',
+          'dup.json',
+          JSON.stringify([
+            { id: FIXED_ID, name: 'a' },
+            { id: FIXED_ID, name: 'b' },
+          ]),
+          /^error: record 2: id .* already appears at record 1$/,
+        ],
       ];
 
       it.each(refused)('refuses %s with its position and writes nothing', async (_name, fileName, content, message) => {
@@ -110,7 +181,14 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
       it('refuses an id of another owner at its record and writes nothing of the file', async () => {
         const other = await newUser();
         const theirs = '0b0b0b0b-0b0b-4b0b-8b0b-0b0b0b0b0b0b';
-        await cliJson(url(), 'contacts', 'import', '--user', other.id, writeTempFile('t.json', JSON.stringify([{ id: theirs, name: 'Theirs' }])));
+        await cliJson(
+          url(),
+          'contacts',
+          'import',
+          '--user',
+          other.id,
+          writeTempFile('t.json', JSON.stringify([{ id: theirs, name: 'Theirs' }])),
+        );
         const file = writeTempFile('steal.json', JSON.stringify([{ name: 'New 1' }, { id: theirs, name: 'Hijack' }]));
         const result = await cli(url(), 'contacts', 'import', '--user', owner.id, file);
         expect(result.code).toBe(1);
@@ -133,14 +211,23 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
 
     beforeAll(async () => {
       owner = await newUser();
-      await cliJson(url(), 'contacts', 'import', '--user', owner.id,
-        writeTempFile('m.json', JSON.stringify(['A', 'B', 'C', 'D'].map((name) => ({ name })))));
+      await cliJson(
+        url(),
+        'contacts',
+        'import',
+        '--user',
+        owner.id,
+        writeTempFile('m.json', JSON.stringify(['A', 'B', 'C', 'D'].map((name) => ({ name })))),
+      );
       ids = (await listAll(owner.id)).contacts.map((c) => c.id);
       key = (await cliJson(url(), 'keys', 'create', '--user', owner.id)).key;
     });
 
     it('hides the duplicate from listings and totals', async () => {
-      expect(await cliJson(url(), 'contacts', 'merge', '--user', owner.email, ids[1]!, '--into', ids[0]!)).toEqual({ merged: ids[1], into: ids[0] });
+      expect(await cliJson(url(), 'contacts', 'merge', '--user', owner.email, ids[1]!, '--into', ids[0]!)).toEqual({
+        merged: ids[1],
+        into: ids[0],
+      });
       const app = await buildTestApp(db().store);
       const body = (await app.inject({ url: '/api/v1/contacts', headers: bearer(key) })).json();
       expect(body.pagination.total).toBe(3);

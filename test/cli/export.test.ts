@@ -23,11 +23,21 @@ import { createKey, createUser } from '../support/seed.js';
 /** Values that test quoting, escaping and folding, beside realistic generated contacts. */
 const AWKWARD = [
   {
-    name: 'Zoë "Zed" O’Brien, Jr.', email: 'zoe@example.com', phone: '+1 (555) 010-9999', company: 'Acme; Inc., "Intl"',
-    title: 'Head of R&D\\Ops', school: 'ETH Zürich', location: 'Zürich, Switzerland', birthday: '--12-09',
-    description: `Met at the offsite.\nNotes: ${'日本語のテキストと絵文字 🎉, '.repeat(5)}`, tags: ['friend', 'a,b', 'ünïcode'],
-    linkedin_url: 'https://www.linkedin.com/in/zoe', enrichment: { headline: 'CEO at "Acme"', nested: { list: [1, 'two\nlines'] } },
-    research_data: { summary: 'r' }, researched_at: '2024-05-02T07:30:00.500Z', created_at: '2023-01-01T00:00:00.000Z',
+    name: 'Zoë "Zed" O’Brien, Jr.',
+    email: 'zoe@example.com',
+    phone: '+1 (555) 010-9999',
+    company: 'Acme; Inc., "Intl"',
+    title: 'Head of R&D\\Ops',
+    school: 'ETH Zürich',
+    location: 'Zürich, Switzerland',
+    birthday: '--12-09',
+    description: `Met at the offsite.\nNotes: ${'日本語のテキストと絵文字 🎉, '.repeat(5)}`,
+    tags: ['friend', 'a,b', 'ünïcode'],
+    linkedin_url: 'https://www.linkedin.com/in/zoe',
+    enrichment: { headline: 'CEO at "Acme"', nested: { list: [1, 'two\nlines'] } },
+    research_data: { summary: 'r' },
+    researched_at: '2024-05-02T07:30:00.500Z',
+    created_at: '2023-01-01T00:00:00.000Z',
   },
   { name: 'Only A Name', tags: [], birthday: 'around 1950', created_at: '2023-01-01T00:00:00.001Z' },
 ];
@@ -146,7 +156,12 @@ describeEachBackend('contacts-api export', (db) => {
   it('writes ndjson to stdout by default: every contact as the API returns it, in list order', async () => {
     const result = await exportCli(source.key, ['--base-url', source.url]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(expected);
+    expect(
+      result.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual(expected);
     expect(result.stderr).toMatch(/^Exported 242 contacts as ndjson to stdout in \d+\.\ds\n$/);
   });
 
@@ -251,7 +266,12 @@ describeEachBackend('contacts-api export', (db) => {
       const out = join(outDir(), 'contacts.ndjson');
       const result = await exportCli(source.key, ['--base-url', proxy.url, '--out', out]);
       expect(result.code, result.stderr).toBe(0);
-      expect((await readFile(out, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(expected);
+      expect(
+        (await readFile(out, 'utf8'))
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line)),
+      ).toEqual(expected);
       // Three pages of up to 100 rows overlapping by 5, and the one refused request again.
       expect(proxy.requests()).toBe(4);
     } finally {

@@ -13,14 +13,16 @@ describeEachBackend('contacts-api demo and serve, as separate processes', (db) =
   let baseUrl: string;
   let demo: { user: string; key: string; contacts: number; curl: string };
   const env = () => ({ DATABASE_URL: db().databaseUrl, API_KEY_PREFIX: 'cnt', LOG_LEVEL: 'warn', WORKERS: '1' });
-  const list = (key: string, query = '') =>
-    fetch(`${baseUrl}/api/v1/contacts${query}`, { headers: { authorization: `Bearer ${key}` } });
+  const list = (key: string, query = '') => fetch(`${baseUrl}/api/v1/contacts${query}`, { headers: { authorization: `Bearer ${key}` } });
 
   beforeAll(async () => {
     const result = await runBin({ ...env(), PORT: '4567' }, 'demo', '--json');
     expect(result.code, result.stderr).toBe(0);
     demo = JSON.parse(result.stdout);
-    server = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: { ...process.env, ...env() }, stdio: ['ignore', 'ignore', 'pipe'] });
+    server = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
+      env: { ...process.env, ...env() },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     exited = once(server, 'exit');
     let stderr = '';
     baseUrl = await new Promise<string>((resolve, reject) => {
@@ -61,7 +63,9 @@ describeEachBackend('contacts-api demo and serve, as separate processes', (db) =
   });
 
   it('sees revocation, plan changes, merges and imports made with the CLI within one second', async () => {
-    const user = JSON.parse((await runBin(env(), 'users', 'create', '--email', `live-${Date.now()}@example.com`, '--plan', 'pro', '--json')).stdout);
+    const user = JSON.parse(
+      (await runBin(env(), 'users', 'create', '--email', `live-${Date.now()}@example.com`, '--plan', 'pro', '--json')).stdout,
+    );
     const key = JSON.parse((await runBin(env(), 'keys', 'create', '--user', user.id, '--json')).stdout);
     const file = writeTempFile('live.json', JSON.stringify([{ name: 'One' }, { name: 'Two' }]));
     await runBin(env(), 'contacts', 'import', '--user', user.id, file);

@@ -36,14 +36,22 @@ describe('the contacts-read-api-client package, installed on its own', () => {
   });
 
   it('imports by name in plain Node and exposes the client and its errors', async () => {
-    const { stdout } = await run(process.execPath, [
-      '--input-type=module',
-      '-e',
-      "const m = await import('contacts-read-api-client'); console.log(Object.keys(m).sort().join(','))",
-    ], { cwd: project });
+    const { stdout } = await run(
+      process.execPath,
+      ['--input-type=module', '-e', "const m = await import('contacts-read-api-client'); console.log(Object.keys(m).sort().join(','))"],
+      { cwd: project },
+    );
     expect(stdout.trim().split(',')).toEqual([
-      'AuthenticationError', 'BadRequestError', 'ContactsApiError', 'ContactsClient', 'NetworkError', 'PermissionError',
-      'RateLimitError', 'ServerError', 'TimeoutError', 'UnexpectedResponseError',
+      'AuthenticationError',
+      'BadRequestError',
+      'ContactsApiError',
+      'ContactsClient',
+      'NetworkError',
+      'PermissionError',
+      'RateLimitError',
+      'ServerError',
+      'TimeoutError',
+      'UnexpectedResponseError',
     ]);
   });
 
@@ -63,23 +71,41 @@ describe('the contacts-read-api-client package, installed on its own', () => {
 
   it('type-checks a consumer that imports it by the package name', async () => {
     const consumer = join(project, 'consumer.ts');
-    await writeFile(consumer, [
-      "import { ContactsClient, PermissionError, type Contact } from 'contacts-read-api-client';",
-      "const client = new ContactsClient({ baseUrl: 'http://localhost:3000', apiKey: 'key' });",
-      'export async function names(): Promise<(string | null)[]> {',
-      '  const page = await client.listContacts({ limit: 10 });',
-      '  const total: number = page.pagination.total;',
-      '  const all: Contact[] = [];',
-      '  for await (const contact of client.contacts({ pageSize: 50 })) all.push(contact);',
-      "  return [String(total), ...all.map((contact) => contact.name), new PermissionError('x', {}).reason];",
-      '}',
-      '',
-    ].join('\n'));
+    await writeFile(
+      consumer,
+      [
+        "import { ContactsClient, PermissionError, type Contact } from 'contacts-read-api-client';",
+        "const client = new ContactsClient({ baseUrl: 'http://localhost:3000', apiKey: 'key' });",
+        'export async function names(): Promise<(string | null)[]> {',
+        '  const page = await client.listContacts({ limit: 10 });',
+        '  const total: number = page.pagination.total;',
+        '  const all: Contact[] = [];',
+        '  for await (const contact of client.contacts({ pageSize: 50 })) all.push(contact);',
+        "  return [String(total), ...all.map((contact) => contact.name), new PermissionError('x', {}).reason];",
+        '}',
+        '',
+      ].join('\n'),
+    );
     const tsc = resolve('node_modules/typescript/bin/tsc');
-    const result = await run(process.execPath, [
-      tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2023',
-      '--lib', 'es2023,dom', '--skipLibCheck', consumer,
-    ], { cwd: project }).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
+    const result = await run(
+      process.execPath,
+      [
+        tsc,
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2023',
+        '--lib',
+        'es2023,dom',
+        '--skipLibCheck',
+        consumer,
+      ],
+      { cwd: project },
+    ).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
     expect(result.stdout).toBe('');
   });
 });

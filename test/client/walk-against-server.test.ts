@@ -82,7 +82,7 @@ describeEachBackend('ContactsClient.contacts() against a listening server while 
   it('plain nextOffset paging under these changes skips contacts that existed throughout (the problem the walk solves)', async () => {
     const { key, initial, writer } = await setUp();
     const seen = new Set<string>();
-    for (let offset: number | null = 0; offset !== null; ) {
+    for (let offset: number | null = 0; offset !== null;) {
       if (offset > 0) await writer.change(seen);
       const response = await fetch(`${baseUrl}/api/v1/contacts?limit=${PAGE_SIZE}&offset=${offset}`, {
         headers: { authorization: `Bearer ${key}` },
@@ -125,7 +125,10 @@ describeEachBackend('ContactsClient.contacts() against a listening server while 
     expect(new Set(yielded).size, 'no id yielded twice').toBe(yielded.length);
     const lasting = initial.filter((id) => !writer.merged.has(id));
     expect(writer.merged.size).toBeGreaterThan(100);
-    expect(lasting.filter((id) => !walked.has(id)), 'every contact that existed throughout is yielded').toEqual([]);
+    expect(
+      lasting.filter((id) => !walked.has(id)),
+      'every contact that existed throughout is yielded',
+    ).toEqual([]);
     expect(requests).toBeGreaterThan(CONTACTS / PAGE_SIZE);
   });
 });

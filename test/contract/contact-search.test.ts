@@ -123,7 +123,29 @@ describeEachBackend('ContactStore.search', (db) => {
     });
 
     it('agrees with the domain rule searchRank for queries of every length and shape', async () => {
-      const queries = ['ann', 'an', 'a', 'e', 'z', 'er', 'quasar', 'QUASAR', ' ann ', 'lee', 'ann lee', 'lee ann', 'mary ev', 'mary ann e', 'ex org', 'example.org', '@', 'y*', 'x q', 'émile', 'zo é'];
+      const queries = [
+        'ann',
+        'an',
+        'a',
+        'e',
+        'z',
+        'er',
+        'quasar',
+        'QUASAR',
+        ' ann ',
+        'lee',
+        'ann lee',
+        'lee ann',
+        'mary ev',
+        'mary ann e',
+        'ex org',
+        'example.org',
+        '@',
+        'y*',
+        'x q',
+        'émile',
+        'zo é',
+      ];
       for (const query of queries) {
         expect(await store.contacts.search(ownerId, query, 50).then((found) => found.map((c) => c.id)), query).toEqual(
           rankedIds(owned, query, 50),
@@ -218,9 +240,28 @@ describeEachBackend('ContactStore.search', (db) => {
     }
 
     it('FTS and LIKE syntax neither fails nor acts as an operator', async () => {
-      for (const query of ['ann*', '"ann"', 'ann OR bob', 'NOT ann', '^ann', 'name:ann', '{name}: ann', '(', ')', 'AND', 'OR', '-ann', 'ann NEAR(bob)', '[a-z]', "'; DROP TABLE contacts; --"]) {
+      for (const query of [
+        'ann*',
+        '"ann"',
+        'ann OR bob',
+        'NOT ann',
+        '^ann',
+        'name:ann',
+        '{name}: ann',
+        '(',
+        ')',
+        'AND',
+        'OR',
+        '-ann',
+        'ann NEAR(bob)',
+        '[a-z]',
+        "'; DROP TABLE contacts; --",
+      ]) {
         const found = await store.contacts.search(ownerId, query, 50);
-        expect(found.map((contact) => contact.id), query).toEqual(rankedIds(owned, query, 50));
+        expect(
+          found.map((contact) => contact.id),
+          query,
+        ).toEqual(rankedIds(owned, query, 50));
       }
       // OR is a word like any other: here it starts "org" of Bob Stone's email, as ann and bob start two more.
       expect(await names('ann OR bob')).toEqual(['Bob Stone']);
@@ -265,7 +306,9 @@ describeEachBackend('ContactStore.search', (db) => {
     it('indexes values of any length, words of thousands of characters included', async () => {
       const userId = (await createUser(store)).id;
       const long = 'é'.repeat(3_000);
-      await importInOrder(store, userId, [{ name: `Long ${long}`, email: `${'x'.repeat(5_000)}@example.com`, company: 'word '.repeat(13_000) }]);
+      await importInOrder(store, userId, [
+        { name: `Long ${long}`, email: `${'x'.repeat(5_000)}@example.com`, company: 'word '.repeat(13_000) },
+      ]);
       expect(await names('long', 10, userId)).toEqual([`Long ${long}`]);
       expect(await names(`long ${'e'.repeat(150)}`, 10, userId)).toEqual([`Long ${long}`]);
       expect(await names('xxxx', 10, userId)).toEqual([`Long ${long}`]);
@@ -317,7 +360,12 @@ describeEachBackend('ContactStore.search on a larger network', (db) => {
     store = db().store;
     ownerId = (await createUser(store, 'pro', 'Ann Quokka')).id;
     otherId = (await createUser(store, 'pro', 'Other Owner')).id;
-    await importInOrder(store, otherId, [...Array.from({ length: 400 }, (_, i) => contactAt(i * 3)), { name: 'Ann' }, { name: 'Quokka Rare' }], 0);
+    await importInOrder(
+      store,
+      otherId,
+      [...Array.from({ length: 400 }, (_, i) => contactAt(i * 3)), { name: 'Ann' }, { name: 'Quokka Rare' }],
+      0,
+    );
     const values = [
       ...Array.from({ length: 1_400 }, (_, i) => contactAt(i)),
       { name: 'Ann Lee Quokka' },
@@ -332,7 +380,36 @@ describeEachBackend('ContactStore.search on a larger network', (db) => {
   });
 
   it('agrees with the domain rule for common, rare, exact, multi-word and empty-handed queries, at every limit', async () => {
-    const queries = ['a', 'z', 'q', 'an', 'ann', 'ann l', 'ann lee', 'anna smith', 'quo', 'quokka', 'quokka labs', 'gmail', 'acme.io', 'founder', 'anniversary', 'lee', 'emile', 'zoe', 'nguyen', 'o briain', 'firm 3', 'firm 39', 'jo', 'ming st', 'wombat', 'wombat band', 'nobody', 'ann zzz'];
+    const queries = [
+      'a',
+      'z',
+      'q',
+      'an',
+      'ann',
+      'ann l',
+      'ann lee',
+      'anna smith',
+      'quo',
+      'quokka',
+      'quokka labs',
+      'gmail',
+      'acme.io',
+      'founder',
+      'anniversary',
+      'lee',
+      'emile',
+      'zoe',
+      'nguyen',
+      'o briain',
+      'firm 3',
+      'firm 39',
+      'jo',
+      'ming st',
+      'wombat',
+      'wombat band',
+      'nobody',
+      'ann zzz',
+    ];
     for (const query of queries) {
       for (const limit of [1, 10, 50]) {
         const found = (await store.contacts.search(ownerId, query, limit)).map((contact) => contact.id);
@@ -359,10 +436,53 @@ describeEachBackend('ContactStore.search on a larger network', (db) => {
  */
 describeEachBackend('ContactStore.search across scripts and symbols', (db) => {
   const WORDS = [
-    'José', 'JOSÉ', 'Jose\u0301', 'Łukasz', 'Ærøskøbing', 'Straße', 'STRASSE', 'Ñandú', 'Çelik', 'Şahin', 'İstanbul', 'Øyvind',
-    'Nguyễn', 'Đặng', 'Σωκράτης', 'ΣΩΚΡΑΤΗΣ', 'Άννα', 'αννα', 'Дмитрий', 'Йорк', 'ёлка', 'Ёлка', '王小明', '李', 'さくら', 'サクラ',
-    '김민준', 'محمد', 'דוד', 'हिन्दी', 'ไทย', 'O’Brien', "O'Neil", 'Jean-Luc', 'x.y@gmail.com', 'A&B', '100%', 'C++', '🎸Rock',
-    '⭐ Star', 'Zoë', 'ǅemal', 'ﬁnance', 'Ⓐnna', '🅰lpha', 'K', 'Ω',
+    'José',
+    'JOSÉ',
+    'Jose\u0301',
+    'Łukasz',
+    'Ærøskøbing',
+    'Straße',
+    'STRASSE',
+    'Ñandú',
+    'Çelik',
+    'Şahin',
+    'İstanbul',
+    'Øyvind',
+    'Nguyễn',
+    'Đặng',
+    'Σωκράτης',
+    'ΣΩΚΡΑΤΗΣ',
+    'Άννα',
+    'αννα',
+    'Дмитрий',
+    'Йорк',
+    'ёлка',
+    'Ёлка',
+    '王小明',
+    '李',
+    'さくら',
+    'サクラ',
+    '김민준',
+    'محمد',
+    'דוד',
+    'हिन्दी',
+    'ไทย',
+    'O’Brien',
+    "O'Neil",
+    'Jean-Luc',
+    'x.y@gmail.com',
+    'A&B',
+    '100%',
+    'C++',
+    '🎸Rock',
+    '⭐ Star',
+    'Zoë',
+    'ǅemal',
+    'ﬁnance',
+    'Ⓐnna',
+    '🅰lpha',
+    'K',
+    'Ω',
   ];
   let store: Store;
   let ownerId: string;
@@ -409,7 +529,34 @@ describeEachBackend('ContactStore.search across scripts and symbols', (db) => {
  * SEARCH_CANDIDATE_BUDGET contacts; what it returns must still be matches, best first, exact ones before all.
  */
 describeEachBackend('ContactStore.search past the candidate budget', (db) => {
-  const FIRST = ['Ann', 'Bob', 'Carla', 'Dmitri', 'Eve', 'Farah', 'Gus', 'Hana', 'Ivo', 'Jo', 'Kim', 'Lee', 'Ming', 'Nia', 'Otto', 'Pia', 'Quinn', 'Rosa', 'Sam', 'Tess', 'Uma', 'Vic', 'Wes', 'Xena', 'Yuri', 'Zoë'];
+  const FIRST = [
+    'Ann',
+    'Bob',
+    'Carla',
+    'Dmitri',
+    'Eve',
+    'Farah',
+    'Gus',
+    'Hana',
+    'Ivo',
+    'Jo',
+    'Kim',
+    'Lee',
+    'Ming',
+    'Nia',
+    'Otto',
+    'Pia',
+    'Quinn',
+    'Rosa',
+    'Sam',
+    'Tess',
+    'Uma',
+    'Vic',
+    'Wes',
+    'Xena',
+    'Yuri',
+    'Zoë',
+  ];
   const LAST = ['Abbott', 'Baker', 'Chen', 'Diaz', 'Ekwueme', 'Fox', 'Garcia', 'Ito', 'Moreau', 'Novak', 'Okafor', 'Smith'];
   const SIZE = SEARCH_CANDIDATE_BUDGET + 1_500;
   // Within the walk's first stretch, within the budget, and past it.
@@ -437,7 +584,21 @@ describeEachBackend('ContactStore.search past the candidate budget', (db) => {
     owned = await importInOrder(store, ownerId, [...values, ...EXACT.map((name) => ({ name }))]);
   });
 
-  const ADVERSARIAL = [...'abcdefghijklmnopqrstuvwxyz', '0', '9', 'a 0', 'x y z', 'a b c d e f g h i j', 'e e e e', 'ma 0', 'an ab ac', 'gmail x', 'gmail 9', 'zebra a', 'fr f'];
+  const ADVERSARIAL = [
+    ...'abcdefghijklmnopqrstuvwxyz',
+    '0',
+    '9',
+    'a 0',
+    'x y z',
+    'a b c d e f g h i j',
+    'e e e e',
+    'ma 0',
+    'an ab ac',
+    'gmail x',
+    'gmail 9',
+    'zebra a',
+    'fr f',
+  ];
 
   it('returns only matches, best rank first, ties in list order, for every adversarial query and limit', async () => {
     const position = new Map(owned.map((contact, index) => [contact.id, index]));
@@ -445,7 +606,10 @@ describeEachBackend('ContactStore.search past the candidate budget', (db) => {
       for (const limit of [10, 50]) {
         const found = await store.contacts.search(ownerId, query, limit);
         const ranked = found.map((contact) => ({ rank: searchRank(query, contact), at: position.get(contact.id) }));
-        expect(ranked.every((entry) => entry.rank !== null && entry.at !== undefined), `${query} (limit ${limit})`).toBe(true);
+        expect(
+          ranked.every((entry) => entry.rank !== null && entry.at !== undefined),
+          `${query} (limit ${limit})`,
+        ).toBe(true);
         const sorted = [...ranked].sort((a, b) => a.rank! - b.rank! || a.at! - b.at!);
         expect(ranked, `${query} (limit ${limit})`).toEqual(sorted);
         expect(found.length, `${query} (limit ${limit})`).toBeLessThanOrEqual(limit);
@@ -454,7 +618,12 @@ describeEachBackend('ContactStore.search past the candidate budget', (db) => {
   });
 
   it('returns exact matches first, though they come last in the list', async () => {
-    for (const [query, name] of [['a', 'A'], ['x y z', 'X Y Z'], ['ma 0', 'Ma 0'], ['e e e e', 'E E E E']] as const) {
+    for (const [query, name] of [
+      ['a', 'A'],
+      ['x y z', 'X Y Z'],
+      ['ma 0', 'Ma 0'],
+      ['e e e e', 'E E E E'],
+    ] as const) {
       expect((await store.contacts.search(ownerId, query, 10))[0]?.id, query).toBe(byName(name).id);
     }
   });

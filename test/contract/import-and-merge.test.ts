@@ -65,7 +65,9 @@ describeEachBackend('Store contract: import', (db) => {
       'field "enrichment" must not contain NUL characters or unpaired surrogates',
     );
     expect(() => normalizeContactInput({ research_data: { ['k\u0000']: 1 } })).toThrow(/research_data/);
-    expect(() => normalizeContactInput({ tags: ['ok', 'b\u0000d'] })).toThrow('field "tags" must not contain NUL characters or unpaired surrogates');
+    expect(() => normalizeContactInput({ tags: ['ok', 'b\u0000d'] })).toThrow(
+      'field "tags" must not contain NUL characters or unpaired surrogates',
+    );
     expect(() => normalizeContactInput({ name: 'a\u0000' })).toThrow('field "name" must not contain NUL characters');
   });
 
@@ -96,7 +98,11 @@ describeEachBackend('Store contract: import', (db) => {
   it('refuses a record merging into a contact already merged, naming it, and writes none of the import', async () => {
     const { store } = db();
     const [a, b, c, d] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
-    await store.contacts.importContacts(owner.id, [contactRecord({ name: 'A' }, a), contactRecord({ name: 'B' }, b), contactRecord({ name: 'C' }, c)]);
+    await store.contacts.importContacts(owner.id, [
+      contactRecord({ name: 'A' }, a),
+      contactRecord({ name: 'B' }, b),
+      contactRecord({ name: 'C' }, c),
+    ]);
     await store.contacts.importContacts(owner.id, [merging(b, c)]);
     await expectRefusedUnchanged(
       store,
@@ -115,7 +121,12 @@ describeEachBackend('Store contract: import', (db) => {
     const merged = await listing(store, owner.id);
     await store.contacts.importContacts(owner.id, [merging(a, b)]);
     expect(await listing(store, owner.id)).toEqual(merged);
-    await expectRefusedUnchanged(store, owner.id, () => store.contacts.importContacts(owner.id, [merging(b, b, 'r1')]), 'r1: A contact cannot be merged into itself');
+    await expectRefusedUnchanged(
+      store,
+      owner.id,
+      () => store.contacts.importContacts(owner.id, [merging(b, b, 'r1')]),
+      'r1: A contact cannot be merged into itself',
+    );
     const unknown = randomUUID();
     await expectRefusedUnchanged(
       store,
@@ -161,20 +172,35 @@ describeEachBackend('Store contract: merge', (db) => {
       const { store } = db();
       const [a, b] = ids as [string, string];
       await store.contacts.merge(owner.id, a, b);
-      await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, a, b), `Contact ${a} is already merged into ${b} and cannot be merged`);
+      await expectRefusedUnchanged(
+        store,
+        owner.id,
+        () => store.contacts.merge(owner.id, a, b),
+        `Contact ${a} is already merged into ${b} and cannot be merged`,
+      );
     });
 
     it('into itself, in any case', async () => {
       const { store } = db();
       const [a] = ids as [string];
-      await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, a, a.toUpperCase()), 'A contact cannot be merged into itself');
+      await expectRefusedUnchanged(
+        store,
+        owner.id,
+        () => store.contacts.merge(owner.id, a, a.toUpperCase()),
+        'A contact cannot be merged into itself',
+      );
     });
 
     it('into a merged contact', async () => {
       const { store } = db();
       const [a, b, c] = ids as [string, string, string];
       await store.contacts.merge(owner.id, b, c);
-      await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, a, b), `Contact ${b} is already merged into ${c} and cannot be merged into`);
+      await expectRefusedUnchanged(
+        store,
+        owner.id,
+        () => store.contacts.merge(owner.id, a, b),
+        `Contact ${b} is already merged into ${c} and cannot be merged into`,
+      );
     });
 
     it("into another owner's contact, or another owner's contact into mine", async () => {
@@ -183,8 +209,18 @@ describeEachBackend('Store contract: merge', (db) => {
       const theirs = randomUUID();
       await store.contacts.importContacts(stranger.id, [contactRecord({ name: 'Theirs' }, theirs)]);
       const [a] = ids as [string];
-      await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, a, theirs), `Contact ${theirs} is not one of this user's contacts`);
-      await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, theirs, a), `Contact ${theirs} is not one of this user's contacts`);
+      await expectRefusedUnchanged(
+        store,
+        owner.id,
+        () => store.contacts.merge(owner.id, a, theirs),
+        `Contact ${theirs} is not one of this user's contacts`,
+      );
+      await expectRefusedUnchanged(
+        store,
+        owner.id,
+        () => store.contacts.merge(owner.id, theirs, a),
+        `Contact ${theirs} is not one of this user's contacts`,
+      );
       expect(await listing(store, stranger.id)).toEqual({ total: 1, contacts: [[theirs, 'Theirs']] });
     });
 
@@ -192,16 +228,36 @@ describeEachBackend('Store contract: merge', (db) => {
       const { store, databaseUrl } = db();
       const self = await selfContactId(databaseUrl, owner.id);
       const [a] = ids as [string];
-      await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, self, a), `Contact ${self} is the user's own self contact and cannot be merged`);
-      await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, a, self), `Contact ${self} is the user's own self contact and cannot be merged into`);
+      await expectRefusedUnchanged(
+        store,
+        owner.id,
+        () => store.contacts.merge(owner.id, self, a),
+        `Contact ${self} is the user's own self contact and cannot be merged`,
+      );
+      await expectRefusedUnchanged(
+        store,
+        owner.id,
+        () => store.contacts.merge(owner.id, a, self),
+        `Contact ${self} is the user's own self contact and cannot be merged into`,
+      );
     });
 
     it('unknown and malformed ids', async () => {
       const { store } = db();
       const [a] = ids as [string];
       for (const id of [randomUUID(), 'not-a-uuid']) {
-        await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, a, id), `Contact ${id} is not one of this user's contacts`);
-        await expectRefusedUnchanged(store, owner.id, () => store.contacts.merge(owner.id, id, a), `Contact ${id} is not one of this user's contacts`);
+        await expectRefusedUnchanged(
+          store,
+          owner.id,
+          () => store.contacts.merge(owner.id, a, id),
+          `Contact ${id} is not one of this user's contacts`,
+        );
+        await expectRefusedUnchanged(
+          store,
+          owner.id,
+          () => store.contacts.merge(owner.id, id, a),
+          `Contact ${id} is not one of this user's contacts`,
+        );
       }
     });
   });

@@ -99,4 +99,3 @@ describeEachBackend('Store contract: keys', (db) => {
     await expect.poll(async () => (await store.keys.findByHash(hashApiKey(key)))!.key.last_used_at).toBe(usedAt);
   });
 });
-

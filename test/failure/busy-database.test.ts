@@ -27,7 +27,10 @@ async function timedGet(url: string, headers: Record<string, string> = {}): Prom
 
 /** Runs the built CLI as its own process, its stderr readable while it runs. */
 function startBin(env: NodeJS.ProcessEnv, ...args: string[]) {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, API_KEY_PREFIX: 'cnt', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, API_KEY_PREFIX: 'cnt', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
@@ -43,11 +46,14 @@ async function lastUsedAt(store: Store, ownerId: string, keyId: string): Promise
 
 /** Waits for the key's use to be recorded, as the time of use (within the request's window), not of a later write. */
 async function expectUseRecorded(store: Store, ownerId: string, keyId: string, from: number, to: number): Promise<void> {
-  const recorded = await vi.waitFor(async () => {
-    const value = await lastUsedAt(store, ownerId, keyId);
-    expect(value).not.toBeNull();
-    return value!;
-  }, { timeout: 10_000, interval: 25 });
+  const recorded = await vi.waitFor(
+    async () => {
+      const value = await lastUsedAt(store, ownerId, keyId);
+      expect(value).not.toBeNull();
+      return value!;
+    },
+    { timeout: 10_000, interval: 25 },
+  );
   expect(Date.parse(recorded)).toBeGreaterThanOrEqual(from);
   expect(Date.parse(recorded)).toBeLessThanOrEqual(to);
 }
@@ -210,7 +216,13 @@ describe.runIf(postgresAdminUrl !== null)('PostgreSQL: another session holds the
       await locker.query('SELECT 1 FROM owner_listing WHERE owner_id = $1 FOR NO KEY UPDATE', [user.id]);
       merge = startBin(
         { DATABASE_URL: database.databaseUrl, DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS) },
-        'contacts', 'merge', '--user', user.id, duplicateId, '--into', survivorId,
+        'contacts',
+        'merge',
+        '--user',
+        user.id,
+        duplicateId,
+        '--into',
+        survivorId,
       );
       await vi.waitFor(async () => expect(await sessionsWaitingForALock()).toBe(1), { timeout: 15_000, interval: 25 });
       // Past the server's statement timeout, which the command does not take on.

@@ -30,9 +30,17 @@ function requestLoop(url: string, key: string, concurrency: number) {
     while (!stopped && outcomes.length < 20_000 && Date.now() < deadline) {
       const started = performance.now();
       try {
-        const response = await fetch(`${url}/api/v1/contacts?limit=5`, { headers: bearer(key), signal: AbortSignal.timeout(NO_HANG_MS + 5_000) });
+        const response = await fetch(`${url}/api/v1/contacts?limit=5`, {
+          headers: bearer(key),
+          signal: AbortSignal.timeout(NO_HANG_MS + 5_000),
+        });
         const body = await response.text();
-        outcomes.push({ status: response.status, ms: performance.now() - started, contentType: response.headers.get('content-type') ?? '', body });
+        outcomes.push({
+          status: response.status,
+          ms: performance.now() - started,
+          contentType: response.headers.get('content-type') ?? '',
+          body,
+        });
       } catch (error) {
         outcomes.push({ status: 0, ms: performance.now() - started, contentType: '', body: String(error) });
       }
@@ -128,7 +136,11 @@ describe.runIf(!skipClusterTests('database-down tests', postgresAdminUrl))('Post
     cluster.freeze();
     const frozenAt = load.outcomes.length;
     try {
-      await load.until((outcomes) => outcomes.slice(frozenAt).filter((o) => o.status === 503).length >= 8, 30_000, '8 timeouts while frozen');
+      await load.until(
+        (outcomes) => outcomes.slice(frozenAt).filter((o) => o.status === 503).length >= 8,
+        30_000,
+        '8 timeouts while frozen',
+      );
     } finally {
       cluster.thaw();
     }

@@ -28,7 +28,10 @@ async function freePort(): Promise<number> {
 
 /** Waits until the server has printed `count` "listening" lines: one per worker started. */
 async function listeningLines(server: ServerProcess, count: number, withinMs = 20_000): Promise<void> {
-  await vi.waitFor(async () => expect((server.output().match(/listening on/g) ?? []).length).toBeGreaterThanOrEqual(count), { timeout: withinMs, interval: 25 });
+  await vi.waitFor(async () => expect((server.output().match(/listening on/g) ?? []).length).toBeGreaterThanOrEqual(count), {
+    timeout: withinMs,
+    interval: 25,
+  });
 }
 
 /** A request the server has begun and cannot finish: complete headers with a valid key, then half the body. */
@@ -65,7 +68,10 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
 
   // A fixed port: with every worker gone, the primary lets go of port 0's pick, and new workers would get another.
   const startWorkers = async (env: NodeJS.ProcessEnv) => {
-    const server = await startServerProcess({ DATABASE_URL: database.databaseUrl, WORKERS: '2', RATE_LIMIT_PER_MINUTE: '0', ...env }, await freePort());
+    const server = await startServerProcess(
+      { DATABASE_URL: database.databaseUrl, WORKERS: '2', RATE_LIMIT_PER_MINUTE: '0', ...env },
+      await freePort(),
+    );
     await listeningLines(server, 2);
     const pids = processTree(server.child.pid!);
     started.push(pids);
@@ -100,7 +106,9 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     const deadline = Date.now() + 30_000;
     let answered = 0;
     while ((await dropped()) < 1000 && Date.now() < deadline) {
-      const responses = await Promise.all(Array.from({ length: 64 }, () => fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: bearer(key) })));
+      const responses = await Promise.all(
+        Array.from({ length: 64 }, () => fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: bearer(key) })),
+      );
       answered += responses.filter((response) => response.status === 200).length;
       await Promise.all(responses.map((response) => response.arrayBuffer()));
     }
@@ -115,11 +123,14 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
 
     server.child.stdout!.resume();
     await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: bearer(key) });
-    const warnings = await vi.waitFor(async () => {
-      const found = server.logLines().filter((line) => line.msg === DROP_WARNING);
-      expect(found.length).toBeGreaterThan(0);
-      return found;
-    }, { timeout: 10_000, interval: 25 });
+    const warnings = await vi.waitFor(
+      async () => {
+        const found = server.logLines().filter((line) => line.msg === DROP_WARNING);
+        expect(found.length).toBeGreaterThan(0);
+        return found;
+      },
+      { timeout: 10_000, interval: 25 },
+    );
     const reported = warnings.reduce((sum, line) => sum + (line.dropped as number), 0);
     expect(reported).toBeGreaterThan(0);
     expect(reported).toBeLessThanOrEqual(droppedWhileStalled + 200);
@@ -204,11 +215,14 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     writeFileSync(folder, 'not a folder');
     try {
       for (const pid of pids.slice(1)) process.kill(pid, 'SIGKILL');
-      const restarts = await vi.waitFor(async () => {
-        const lines = server.logLines().filter((line) => line.msg === 'worker exited; starting another');
-        expect(lines.length).toBeGreaterThanOrEqual(6);
-        return lines;
-      }, { timeout: 20_000, interval: 25 });
+      const restarts = await vi.waitFor(
+        async () => {
+          const lines = server.logLines().filter((line) => line.msg === 'worker exited; starting another');
+          expect(lines.length).toBeGreaterThanOrEqual(6);
+          return lines;
+        },
+        { timeout: 20_000, interval: 25 },
+      );
       expect(server.logLines().some((line) => line.msg === 'worker could not start; exiting')).toBe(true);
       // Each exit soon after a start waits longer than the one before: 250 ms, 500 ms, 1 s …
       const delays = restarts.map((line) => line.restartInMs as number);
@@ -216,17 +230,23 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
       expect(delays).toEqual([...delays].sort((a, b) => a - b));
       expect(Math.max(...delays)).toBeGreaterThanOrEqual(2_000);
       // The worker's pid under its own name: a line holds `pid` once, the primary's.
-      const raw = server.output().split('\n').filter((line) => line.includes('worker exited; starting another'));
+      const raw = server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('worker exited; starting another'));
       for (const line of raw) expect(line.match(/"pid":/g)).toHaveLength(1);
       expect(restarts.every((line) => typeof line.workerPid === 'number' && line.workerPid !== line.pid)).toBe(true);
     } finally {
       rmSync(folder);
       renameSync(away, folder);
     }
-    await vi.waitFor(async () => {
-      const response = await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: { ...bearer(key), connection: 'close' } });
-      expect(response.status).toBe(200);
-    }, { timeout: 30_000, interval: 25 });
+    await vi.waitFor(
+      async () => {
+        const response = await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: { ...bearer(key), connection: 'close' } });
+        expect(response.status).toBe(200);
+      },
+      { timeout: 30_000, interval: 25 },
+    );
     started.push(processTree(server.child.pid!));
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
@@ -235,61 +255,71 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
 
 const postgresAdminUrl = inject('postgresAdminUrl');
 
-describe.runIf(!skipClusterTests('worker recovery tests', postgresAdminUrl))('serve with workers while PostgreSQL stops and returns', () => {
-  let postgres: TestCluster;
-  let key: string;
-  let pids: number[] = [];
+describe.runIf(!skipClusterTests('worker recovery tests', postgresAdminUrl))(
+  'serve with workers while PostgreSQL stops and returns',
+  () => {
+    let postgres: TestCluster;
+    let key: string;
+    let pids: number[] = [];
 
-  beforeAll(async () => {
-    postgres = await startPostgresCluster();
-    const store = await openStore(parseDatabaseUrl(postgres.url()));
-    try {
-      await store.migrate();
-      const user = await createUser(store);
-      key = (await createKey(store, user.id)).key;
-      await importNumberedContacts(store, user.id, 10, 'Recovering');
-    } finally {
-      await store.close();
-    }
-  });
-  afterAll(async () => {
-    killAll(pids);
-    await postgres?.dispose();
-  });
+    beforeAll(async () => {
+      postgres = await startPostgresCluster();
+      const store = await openStore(parseDatabaseUrl(postgres.url()));
+      try {
+        await store.migrate();
+        const user = await createUser(store);
+        key = (await createKey(store, user.id)).key;
+        await importNumberedContacts(store, user.id, 10, 'Recovering');
+      } finally {
+        await store.close();
+      }
+    });
+    afterAll(async () => {
+      killAll(pids);
+      await postgres?.dispose();
+    });
 
-  it('starts replacement workers while the database is down, answers 503 on /readyz, and recovers by itself', async () => {
-    const shutdownTimeoutMs = 3_000;
-    const server = await startServerProcess(
-      { DATABASE_URL: postgres.url(), WORKERS: '2', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs) },
-      await freePort(),
-    );
-    await listeningLines(server, 2);
-    pids = processTree(server.child.pid!);
-    const get = (path: string) => fetch(`${server.url}${path}`, { headers: { ...bearer(key), connection: 'close' }, signal: AbortSignal.timeout(10_000) });
+    it('starts replacement workers while the database is down, answers 503 on /readyz, and recovers by itself', async () => {
+      const shutdownTimeoutMs = 3_000;
+      const server = await startServerProcess(
+        {
+          DATABASE_URL: postgres.url(),
+          WORKERS: '2',
+          RATE_LIMIT_PER_MINUTE: '0',
+          LOG_LEVEL: 'warn',
+          SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs),
+        },
+        await freePort(),
+      );
+      await listeningLines(server, 2);
+      pids = processTree(server.child.pid!);
+      const get = (path: string) =>
+        fetch(`${server.url}${path}`, { headers: { ...bearer(key), connection: 'close' }, signal: AbortSignal.timeout(10_000) });
 
-    await postgres.stop('fast');
-    for (const pid of pids.slice(1)) process.kill(pid, 'SIGKILL');
-    await listeningLines(server, 4);
-    pids = processTree(server.child.pid!);
-    expect((await get('/readyz')).status).toBe(503);
-    expect((await get('/healthz')).status).toBe(200);
-    const down = await get('/api/v1/contacts');
-    expect(down.status).toBeGreaterThanOrEqual(500);
-    expect(Object.keys((await down.json()) as object)).toEqual(['error']);
+      await postgres.stop('fast');
+      for (const pid of pids.slice(1)) process.kill(pid, 'SIGKILL');
+      await listeningLines(server, 4);
+      pids = processTree(server.child.pid!);
+      expect((await get('/readyz')).status).toBe(503);
+      expect((await get('/healthz')).status).toBe(200);
+      const down = await get('/api/v1/contacts');
+      expect(down.status).toBeGreaterThanOrEqual(500);
+      expect(Object.keys((await down.json()) as object)).toEqual(['error']);
 
-    await postgres.start();
-    await vi.waitFor(async () => expect((await get('/readyz')).status).toBe(200), { timeout: 20_000, interval: 25 });
-    const listing = await get('/api/v1/contacts');
-    expect(listing.status).toBe(200);
-    expect(((await listing.json()) as { pagination: { total: number } }).pagination.total).toBe(10);
+      await postgres.start();
+      await vi.waitFor(async () => expect((await get('/readyz')).status).toBe(200), { timeout: 20_000, interval: 25 });
+      const listing = await get('/api/v1/contacts');
+      expect(listing.status).toBe(200);
+      expect(((await listing.json()) as { pagination: { total: number } }).pagination.total).toBe(10);
 
-    // And SIGTERM still stops everything with the database gone again.
-    await postgres.stop('immediate');
-    server.child.kill('SIGTERM');
-    expect(await stillRunningAfter(pids, shutdownTimeoutMs + STOP_BOUND_SLACK_MS)).toEqual([]);
-    await postgres.start();
-  });
-});
+      // And SIGTERM still stops everything with the database gone again.
+      await postgres.stop('immediate');
+      server.child.kill('SIGTERM');
+      expect(await stillRunningAfter(pids, shutdownTimeoutMs + STOP_BOUND_SLACK_MS)).toEqual([]);
+      await postgres.start();
+    });
+  },
+);
 
 describe('npm start', () => {
   it('stops the server and its workers when a supervisor stops npm with SIGTERM', async () => {

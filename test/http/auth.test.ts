@@ -16,8 +16,7 @@ describeEachBackend('authentication and authorization (spec §5)', (db) => {
   let ownerId: string;
   let validKey: string;
 
-  const get = (headers: Record<string, string> = {}, url = '/api/v1/contacts?limit=1') =>
-    app.inject({ method: 'GET', url, headers });
+  const get = (headers: Record<string, string> = {}, url = '/api/v1/contacts?limit=1') => app.inject({ method: 'GET', url, headers });
 
   beforeAll(async () => {
     store = db().store;
@@ -40,21 +39,22 @@ describeEachBackend('authentication and authorization (spec §5)', (db) => {
   });
 
   describe('401 with the same body and header whatever is wrong', () => {
-    const malformed = (key: string) => [
-      ['no Authorization header', {}],
-      ['a Basic scheme', { authorization: `Basic ${Buffer.from(`user:${key}`).toString('base64')}` }],
-      ['a Token scheme', { authorization: `Token ${key}` }],
-      ['the key without a scheme', { authorization: key }],
-      ['an empty token', { authorization: 'Bearer ' }],
-      ['only the scheme', { authorization: 'Bearer' }],
-      ['two tokens', { authorization: `Bearer ${key} ${key}` }],
-      ['a malformed key', { authorization: 'Bearer not-a-key' }],
-      ['another prefix', { authorization: `Bearer ${key.replace(/^cnt_/, 'xyz_')}` }],
-      ['a test-mode key', { authorization: `Bearer ${key.replace('_live_', '_test_')}` }],
-      ['a bad checksum', { authorization: `Bearer ${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}` }],
-      ['a mistyped secret', { authorization: `Bearer ${key.slice(0, 12)}${key[12] === 'x' ? 'y' : 'x'}${key.slice(13)}` }],
-      ['a truncated key', { authorization: `Bearer ${key.slice(0, -3)}` }],
-    ] as const;
+    const malformed = (key: string) =>
+      [
+        ['no Authorization header', {}],
+        ['a Basic scheme', { authorization: `Basic ${Buffer.from(`user:${key}`).toString('base64')}` }],
+        ['a Token scheme', { authorization: `Token ${key}` }],
+        ['the key without a scheme', { authorization: key }],
+        ['an empty token', { authorization: 'Bearer ' }],
+        ['only the scheme', { authorization: 'Bearer' }],
+        ['two tokens', { authorization: `Bearer ${key} ${key}` }],
+        ['a malformed key', { authorization: 'Bearer not-a-key' }],
+        ['another prefix', { authorization: `Bearer ${key.replace(/^cnt_/, 'xyz_')}` }],
+        ['a test-mode key', { authorization: `Bearer ${key.replace('_live_', '_test_')}` }],
+        ['a bad checksum', { authorization: `Bearer ${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}` }],
+        ['a mistyped secret', { authorization: `Bearer ${key.slice(0, 12)}${key[12] === 'x' ? 'y' : 'x'}${key.slice(13)}` }],
+        ['a truncated key', { authorization: `Bearer ${key.slice(0, -3)}` }],
+      ] as const;
 
     it.each(malformed('cnt_live_PLACEHOLDER').map(([name]) => name))('%s', async (name) => {
       const [, headers] = malformed(validKey).find(([candidate]) => candidate === name)!;

@@ -8,8 +8,23 @@ import { contactRecord, createKey, createUser } from '../support/seed.js';
 
 const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CONTACT_FIELDS = [
-  'id', 'name', 'email', 'phone', 'company', 'title', 'school', 'linkedin_url', 'location', 'description',
-  'tags', 'enrichment', 'enriched_at', 'source', 'birthday', 'created_at', 'updated_at',
+  'id',
+  'name',
+  'email',
+  'phone',
+  'company',
+  'title',
+  'school',
+  'linkedin_url',
+  'location',
+  'description',
+  'tags',
+  'enrichment',
+  'enriched_at',
+  'source',
+  'birthday',
+  'created_at',
+  'updated_at',
 ];
 const OWNER_CONTACTS = 120;
 
@@ -20,8 +35,7 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
   let otherContactIds: Set<string>;
   let mergedIds: string[];
 
-  const list = (query = '', key = ownerKey) =>
-    app.inject({ method: 'GET', url: `/api/v1/contacts${query}`, headers: bearer(key) });
+  const list = (query = '', key = ownerKey) => app.inject({ method: 'GET', url: `/api/v1/contacts${query}`, headers: bearer(key) });
 
   async function walk(limit: number, key = ownerKey, between?: (page: number) => Promise<void>): Promise<Contact[]> {
     const seen: Contact[] = [];
@@ -100,7 +114,10 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
       expect(body.data).toHaveLength(20);
       expect(body.pagination.nextOffset).toBeNull();
       expect((await list('?limit=30&offset=110')).json().pagination).toEqual({
-        limit: 30, offset: 110, total: OWNER_CONTACTS, nextOffset: null,
+        limit: 30,
+        offset: 110,
+        total: OWNER_CONTACTS,
+        nextOffset: null,
       });
     });
 
@@ -139,8 +156,19 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
       const [contact] = (await list('?limit=1')).json().data;
       expect(Object.keys(contact).sort()).toEqual([...CONTACT_FIELDS].sort());
       expect(contact).toMatchObject({
-        email: null, phone: null, company: null, title: null, school: null, linkedin_url: null, location: null,
-        description: null, tags: null, enrichment: null, enriched_at: null, source: null, birthday: null,
+        email: null,
+        phone: null,
+        company: null,
+        title: null,
+        school: null,
+        linkedin_url: null,
+        location: null,
+        description: null,
+        tags: null,
+        enrichment: null,
+        enriched_at: null,
+        source: null,
+        birthday: null,
       });
       expect(contact.created_at).toBe('2024-03-01T10:00:00.000Z');
       expect(contact.updated_at).toMatch(ISO_MILLIS);
@@ -177,7 +205,10 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
       const store = db().store;
       const user = await createUser(store);
       const { key } = await createKey(store, user.id);
-      await store.contacts.importContacts(user.id, Array.from({ length: 25 }, (_, i) => contactRecord({ name: `Start ${i}` })));
+      await store.contacts.importContacts(
+        user.id,
+        Array.from({ length: 25 }, (_, i) => contactRecord({ name: `Start ${i}` })),
+      );
       let added = 0;
       const seen = await walk(10, key, async () => {
         added += 1;
@@ -192,13 +223,33 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
 
   describe('query validation (400 naming the parameter)', () => {
     const invalid: [string, string][] = [
-      ['limit=abc', 'limit'], ['limit=1.5', 'limit'], ['limit=1e2', 'limit'], ['limit=', 'limit'], ['limit', 'limit'],
-      ['limit=-1', 'limit'], ['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=+5', 'limit'], ['limit=0x10', 'limit'],
-      ['limit=%205', 'limit'], ['limit=5&limit=6', 'limit'], ['limit=99999999999999999999', 'limit'],
-      ['offset=abc', 'offset'], ['offset=-1', 'offset'], ['offset=1.0', 'offset'], ['offset=', 'offset'],
-      ['offset=2147483648', 'offset'], ['offset=1e3', 'offset'], ['offset=0&offset=0', 'offset'],
-      ['owner_id=x', 'owner_id'], ['user_id=x', 'user_id'], ['userId=x', 'userId'], ['ownerId=1', 'ownerId'],
-      ['api_key=x', 'api_key'], ['limit[]=5', 'limit[]'], ['LIMIT=5', 'LIMIT'],
+      ['limit=abc', 'limit'],
+      ['limit=1.5', 'limit'],
+      ['limit=1e2', 'limit'],
+      ['limit=', 'limit'],
+      ['limit', 'limit'],
+      ['limit=-1', 'limit'],
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=+5', 'limit'],
+      ['limit=0x10', 'limit'],
+      ['limit=%205', 'limit'],
+      ['limit=5&limit=6', 'limit'],
+      ['limit=99999999999999999999', 'limit'],
+      ['offset=abc', 'offset'],
+      ['offset=-1', 'offset'],
+      ['offset=1.0', 'offset'],
+      ['offset=', 'offset'],
+      ['offset=2147483648', 'offset'],
+      ['offset=1e3', 'offset'],
+      ['offset=0&offset=0', 'offset'],
+      ['owner_id=x', 'owner_id'],
+      ['user_id=x', 'user_id'],
+      ['userId=x', 'userId'],
+      ['ownerId=1', 'ownerId'],
+      ['api_key=x', 'api_key'],
+      ['limit[]=5', 'limit[]'],
+      ['LIMIT=5', 'LIMIT'],
     ];
     it.each(invalid)('?%s gives 400 naming %s', async (query, name) => {
       const response = await list(`?${query}`);
@@ -218,7 +269,9 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
   describe('other methods and paths', () => {
     it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const)('%s gives 405 with Allow', async (method) => {
       const response = await app.inject({
-        method, url: '/api/v1/contacts', headers: { ...bearer(ownerKey), 'content-type': 'application/json' },
+        method,
+        url: '/api/v1/contacts',
+        headers: { ...bearer(ownerKey), 'content-type': 'application/json' },
         payload: method === 'OPTIONS' ? undefined : '{"name":"x"}',
       });
       expect(response.statusCode).toBe(405);
@@ -236,7 +289,10 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
 
     it('answers 405 before reading a body, even an invalid one', async () => {
       const response = await app.inject({
-        method: 'POST', url: '/api/v1/contacts', headers: { 'content-type': 'application/json' }, payload: '{not json',
+        method: 'POST',
+        url: '/api/v1/contacts',
+        headers: { 'content-type': 'application/json' },
+        payload: '{not json',
       });
       expect(response.statusCode).toBe(405);
       const empty = await app.inject({ method: 'OPTIONS', url: '/api/v1/contacts', headers: { 'content-type': 'application/json' } });

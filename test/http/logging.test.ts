@@ -57,10 +57,17 @@ describeEachBackend('logs never carry keys, the Authorization header or contact 
       limited: (await createKey(store, owner.id)).key,
       unknown: revokedSoon.key,
     };
-    app = await buildTestApp(failingFor(store, () => failingOwnerId, () => keys.failing), {
-      logger: logs.logger,
-      rateLimit: { perMinute: 3, counter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }) },
-    });
+    app = await buildTestApp(
+      failingFor(
+        store,
+        () => failingOwnerId,
+        () => keys.failing,
+      ),
+      {
+        logger: logs.logger,
+        rateLimit: { perMinute: 3, counter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }) },
+      },
+    );
   });
   afterAll(async () => {
     await app?.close();
@@ -112,7 +119,8 @@ describeEachBackend('logs never carry keys, the Authorization header or contact 
   it('redacts a key in the path however it is percent-encoded, and never echoes a key-shaped request id', async () => {
     const key = keys.ok;
     const secret = key.slice('cnt_live_'.length);
-    const escaped = (text: string) => [...text].map((character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+    const escaped = (text: string) =>
+      [...text].map((character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
     const paths = [
       `/api/v1/contacts/cnt%5Flive%5F${secret}`,
       `/api/v1/contacts/${key.slice(0, 20)}${escaped(key[20]!)}${key.slice(21)}`,

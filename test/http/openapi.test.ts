@@ -22,8 +22,13 @@ describe('GET /api/v1/openapi.json', () => {
       {
         label: 'full',
         contact: normalizeContactInput({
-          name: 'Full', email: 'f@example.com', tags: ['a', 'b'], enrichment: { deep: { x: [1, 2] } },
-          enriched_at: '2024-05-01T09:30:00Z', research_data: { summary: 'r' }, researched_at: '2024-05-02T09:30:00.5+02:00',
+          name: 'Full',
+          email: 'f@example.com',
+          tags: ['a', 'b'],
+          enrichment: { deep: { x: [1, 2] } },
+          enriched_at: '2024-05-01T09:30:00Z',
+          research_data: { summary: 'r' },
+          researched_at: '2024-05-02T09:30:00.5+02:00',
         }),
       },
       contactRecord({ name: 'Sparse' }),
@@ -50,7 +55,11 @@ describe('GET /api/v1/openapi.json', () => {
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(operation.description).toMatch(/created_at` ascending, then `id` ascending/);
     const parameters = Object.fromEntries(operation.parameters.map((p: any) => [p.name, p]));
-    expect(parameters.limit).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } });
+    expect(parameters.limit).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+    });
     expect(parameters.offset).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 0, default: 0 } });
   });
 
@@ -59,7 +68,9 @@ describe('GET /api/v1/openapi.json', () => {
     expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '403', '429', '500']);
     for (const status of ['400', '401', '403', '429', '500']) {
       expect(responses[status].content['application/json'].schema).toMatchObject({
-        type: 'object', required: ['error'], properties: { error: { type: 'string' } },
+        type: 'object',
+        required: ['error'],
+        properties: { error: { type: 'string' } },
       });
     }
     expect(responses['401'].headers['WWW-Authenticate']).toBeDefined();

@@ -74,7 +74,11 @@ async function closedPort(): Promise<number> {
 describe('rate limit when Redis is unreachable', () => {
   it('fails open: requests succeed, one warning is logged, and the fail-open metric counts each request', async () => {
     const { database, dispose } = await createTestDatabase('sqlite', null);
-    const counter = await connectRedisCounter({ url: `redis://127.0.0.1:${await closedPort()}`, prefix: 'unused:', windowMs: RATE_LIMIT_WINDOW_MS });
+    const counter = await connectRedisCounter({
+      url: `redis://127.0.0.1:${await closedPort()}`,
+      prefix: 'unused:',
+      windowMs: RATE_LIMIT_WINDOW_MS,
+    });
     const logs = captureLogs('warn');
     const metrics = createMetrics();
     const app = await buildTestApp(database.store, { logger: logs.logger, metrics, rateLimit: { perMinute: LIMIT, counter } });

@@ -72,11 +72,14 @@ describe.runIf(!skipClusterTests('read replica tests', postgresAdminUrl))('DATAB
 
     expect((await list(secondKey.key)).status).toBe(200);
     // The replica still has the key active and replays nothing while paused: only the primary can refuse it.
-    await vi.waitFor(async () => {
-      const refused = await list(firstKey.key);
-      expect(refused.status).toBe(401);
-      expect(await refused.json()).toEqual({ error: 'Invalid or inactive API key' });
-    }, { timeout: 1000, interval: 25 });
+    await vi.waitFor(
+      async () => {
+        const refused = await list(firstKey.key);
+        expect(refused.status).toBe(401);
+        expect(await refused.json()).toEqual({ error: 'Invalid or inactive API key' });
+      },
+      { timeout: 1000, interval: 25 },
+    );
   });
 
   it('shows a change made on the primary within one second once the replica replays (the lag stays under the 1-second rule)', async () => {
@@ -88,11 +91,14 @@ describe.runIf(!skipClusterTests('read replica tests', postgresAdminUrl))('DATAB
     await replica.stop('fast');
     for (let i = 0; i < 10; i += 1) expect(await listedTotal(secondKey.key)).toBe(3);
     // The server's log lines reach this process a moment after its responses.
-    const warnings = await vi.waitFor(async () => {
-      const lines = logged(FALLBACK_WARNING);
-      expect(lines).toHaveLength(1);
-      return lines;
-    }, { timeout: 2000, interval: 25 });
+    const warnings = await vi.waitFor(
+      async () => {
+        const lines = logged(FALLBACK_WARNING);
+        expect(lines).toHaveLength(1);
+        return lines;
+      },
+      { timeout: 2000, interval: 25 },
+    );
     expect(warnings[0]).toMatchObject({ level: 40, fallbacks: 1, reason: expect.any(String) });
   });
 

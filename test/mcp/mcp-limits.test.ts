@@ -33,7 +33,9 @@ async function importBigContacts(store: Store, ownerId: string, count: number, d
   const start = Date.parse('2024-01-01T00:00:00.000Z');
   await store.contacts.importContacts(
     ownerId,
-    Array.from({ length: count }, (_, i) => contactRecord({ name: `Big ${i + 1}`, description, created_at: new Date(start + i).toISOString() })),
+    Array.from({ length: count }, (_, i) =>
+      contactRecord({ name: `Big ${i + 1}`, description, created_at: new Date(start + i).toISOString() }),
+    ),
   );
 }
 
@@ -149,7 +151,12 @@ describeEachBackend('MCP limits', (db) => {
     it(`with a limit of ${LIMIT}, a batch of 10 tool calls runs ${LIMIT} and refuses the rest with Retry-After; the next request is a 429`, async () => {
       const key = await newKey();
       const before = pagesListed;
-      const response = await post(limited, key, Array.from({ length: 10 }, (_, i) => call(i + 1, 'list_contacts', { limit: 1 })), '2025-03-26');
+      const response = await post(
+        limited,
+        key,
+        Array.from({ length: 10 }, (_, i) => call(i + 1, 'list_contacts', { limit: 1 })),
+        '2025-03-26',
+      );
       expect(response.statusCode).toBe(200);
       const answers = response.json() as Answer[];
       expect(answers.slice(0, LIMIT).map((answer) => answer.result!.isError ?? false)).toEqual(Array(LIMIT).fill(false));
@@ -193,7 +200,11 @@ describeEachBackend('MCP limits', (db) => {
         },
       });
       try {
-        const response = await post(failing, await newKey(), Array.from({ length: 4 }, (_, i) => call(i + 1, 'list_contacts', { limit: 1 })));
+        const response = await post(
+          failing,
+          await newKey(),
+          Array.from({ length: 4 }, (_, i) => call(i + 1, 'list_contacts', { limit: 1 })),
+        );
         expect(response.statusCode).toBe(200);
         expect((response.json() as Answer[]).map((answer) => answer.result!.isError ?? false)).toEqual([false, false, false, false]);
         expect(hits).toBe(4);
@@ -207,7 +218,10 @@ describeEachBackend('MCP limits', (db) => {
   describe('response size', () => {
     it(`never answers more than ${MCP_RESPONSE_LIMIT_BYTES} bytes: the calls past the cap get an error without running`, async () => {
       const key = await newKey();
-      const batch = [...Array.from({ length: MAX_BATCH_MESSAGES - 1 }, (_, i) => listAll(i + 1)), request(MAX_BATCH_MESSAGES, 'tools/list')];
+      const batch = [
+        ...Array.from({ length: MAX_BATCH_MESSAGES - 1 }, (_, i) => listAll(i + 1)),
+        request(MAX_BATCH_MESSAGES, 'tools/list'),
+      ];
       const before = pagesListed;
       const response = await post(open, key, batch, '2025-03-26');
       expect(response.statusCode).toBe(200);
@@ -224,7 +238,9 @@ describeEachBackend('MCP limits', (db) => {
       expect(refusedCalls.length).toBeGreaterThan(0);
       for (const answer of refusedCalls) {
         expect(answer.result!.isError).toBe(true);
-        expect(textOf(answer)).toMatch(new RegExp(`^${RESPONSE_TOO_LARGE_MESSAGE}: one /mcp response holds at most ${MCP_RESPONSE_LIMIT_BYTES} bytes`));
+        expect(textOf(answer)).toMatch(
+          new RegExp(`^${RESPONSE_TOO_LARGE_MESSAGE}: one /mcp response holds at most ${MCP_RESPONSE_LIMIT_BYTES} bytes`),
+        );
       }
       expect(answers.at(-1)!.error).toEqual({ code: -32000, message: expect.stringMatching(new RegExp(`^${RESPONSE_TOO_LARGE_MESSAGE}`)) });
     });

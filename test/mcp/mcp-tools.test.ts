@@ -38,14 +38,18 @@ describeEachBackend('MCP tools', (db) => {
         new StdioClientTransport({
           command: process.execPath,
           args: [BIN, 'mcp'],
-          env: { PATH: process.env.PATH ?? '', DATABASE_URL: db().databaseUrl, API_KEY_PREFIX: 'cnt', CONTACTS_API_KEY: key, LOG_LEVEL: 'warn' },
+          env: {
+            PATH: process.env.PATH ?? '',
+            DATABASE_URL: db().databaseUrl,
+            API_KEY_PREFIX: 'cnt',
+            CONTACTS_API_KEY: key,
+            LOG_LEVEL: 'warn',
+          },
           stderr: 'pipe',
         }),
       );
     } else {
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: bearer(key) } }),
-      );
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: bearer(key) } }));
     }
     return client;
   }
@@ -132,7 +136,12 @@ describeEachBackend('MCP tools', (db) => {
 
       describe('list_contacts', () => {
         it('returns the same page, order, exclusions and pagination as GET /api/v1/contacts', async () => {
-          for (const [limit, offset] of [[5, 0], [5, 10], [100, 0], [3, 1000]] as const) {
+          for (const [limit, offset] of [
+            [5, 0],
+            [5, 10],
+            [100, 0],
+            [3, 1000],
+          ] as const) {
             const result = await call(client, 'list_contacts', { limit, offset });
             const rest = await fetch(`${baseUrl}/api/v1/contacts?limit=${limit}&offset=${offset}`, { headers: bearer(ownerKey) });
             expect(result.isError).toBeFalsy();
@@ -208,7 +217,9 @@ describeEachBackend('MCP tools', (db) => {
           const result = await call(client, 'search_contacts', { query: '  ADA ' });
           expect(result.isError).toBeFalsy();
           expect(result.structuredContent).toEqual({ query: 'ADA', data: [owned[0]] });
-          expect(textOf(result)).toBe(`1 contact matching "ADA", best first:\n- Ada Lovelace <ada@example.com> — Analytical Engines (id ${owned[0]!.id})`);
+          expect(textOf(result)).toBe(
+            `1 contact matching "ADA", best first:\n- Ada Lovelace <ada@example.com> — Analytical Engines (id ${owned[0]!.id})`,
+          );
           const people = await call(client, 'search_contacts', { query: 'person', limit: 3 });
           expect((people.structuredContent as { data: Contact[] }).data.map((contact) => contact.name)).toEqual([
             'Person 01',

@@ -53,7 +53,19 @@ for (const { backend, available } of migrationBackends(postgresAdminUrl)) {
         at(2),
         at(2),
       ]);
-      await query(insert, [ids.dataOnly, owner, null, 'Data only', null, tags([]), object({}), object({ summary: 'pending' }), null, at(3), at(3)]);
+      await query(insert, [
+        ids.dataOnly,
+        owner,
+        null,
+        'Data only',
+        null,
+        tags([]),
+        object({}),
+        object({ summary: 'pending' }),
+        null,
+        at(3),
+        at(3),
+      ]);
       await query(insert, [ids.atOnly, owner, null, 'At only', null, null, null, null, '2024-05-06T07:08:09.000Z', at(4), at(4)]);
       await query(insert, [ids.merged, owner, ids.plain, 'Merged away', null, null, null, null, null, at(5), at(5)]);
       await query('UPDATE contacts SET merged_into = $1 WHERE id = $2', [ids.atOnly, ids.mergedIntoLater]);
@@ -72,7 +84,11 @@ for (const { backend, available } of migrationBackends(postgresAdminUrl)) {
       expect(listed).toEqual(decoded);
       expect(listed.map((contact) => Object.keys(contact))).toEqual(decoded.map((contact) => Object.keys(contact)));
       expect(listed[0]).toMatchObject({ name: 'Zoë "Q" O\'Brien\\', tags: null, enrichment: null });
-      expect(listed[1]).toMatchObject({ tags: ['a', 'b "c"'], research_data: { summary: 'done' }, researched_at: '2024-05-06T07:08:09.123Z' });
+      expect(listed[1]).toMatchObject({
+        tags: ['a', 'b "c"'],
+        research_data: { summary: 'done' },
+        researched_at: '2024-05-06T07:08:09.123Z',
+      });
       expect(listed[2]).not.toHaveProperty('researched_at');
       expect(listed[3]).not.toHaveProperty('research_data');
     });
@@ -94,13 +110,18 @@ for (const { backend, available } of migrationBackends(postgresAdminUrl)) {
     });
 
     it('follows a direct SQL write of any contact field, and refuses a direct write of the JSON itself', async () => {
-      await database.query('UPDATE contacts SET name = $1, research_data = NULL, researched_at = NULL WHERE id = $2', ['Renamed', ids.researched]);
+      await database.query('UPDATE contacts SET name = $1, research_data = NULL, researched_at = NULL WHERE id = $2', [
+        'Renamed',
+        ids.researched,
+      ]);
       const { listed, decoded } = await pageAndDecoded();
       expect(listed).toEqual(decoded);
       expect(listed[1]).toMatchObject({ name: 'Renamed' });
       expect(listed[1]).not.toHaveProperty('research_data');
 
-      await expect(database.query("UPDATE contacts SET api_json = '{}' WHERE id = $1", [ids.plain])).rejects.toThrow(/generated column|only be updated to DEFAULT/);
+      await expect(database.query("UPDATE contacts SET api_json = '{}' WHERE id = $1", [ids.plain])).rejects.toThrow(
+        /generated column|only be updated to DEFAULT/,
+      );
     });
 
     it('deletes a user with their contacts', async () => {

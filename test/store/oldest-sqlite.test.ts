@@ -100,7 +100,9 @@ describe.runIf(!skipCli())(`Debian's sqlite3 (${SQLITE3}) on a migrated database
   it('counts the listable contacts the store lists', async () => {
     const { total } = await store.contacts.listPage(owner, { offset: 0, limit: 1 });
     expect(total).toBe(2);
-    expect(sqlite3(path, `SELECT count(*) FROM contacts WHERE owner_id = '${owner}' AND merged_into IS NULL AND is_self = 0`)).toBe(String(total));
+    expect(sqlite3(path, `SELECT count(*) FROM contacts WHERE owner_id = '${owner}' AND merged_into IS NULL AND is_self = 0`)).toBe(
+      String(total),
+    );
   });
 
   it('repairs contacts with SQL, keeping the search index in step', async () => {

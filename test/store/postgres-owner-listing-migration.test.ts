@@ -66,10 +66,9 @@ describe.runIf(postgresAdminUrl !== null)('PostgreSQL migration of the per-owner
     const user = await createUser(store);
     const records = Array.from({ length: 2500 }, (_, index) => contactRecord({ name: `Bulk ${index}` }));
     await store.contacts.importContacts(user.id, records);
-    const rows = await database.query<{ total: number; version: string }>(
-      'SELECT total, version FROM owner_listing WHERE owner_id = $1',
-      [user.id],
-    );
+    const rows = await database.query<{ total: number; version: string }>('SELECT total, version FROM owner_listing WHERE owner_id = $1', [
+      user.id,
+    ]);
     // The self row's insert, then the import's three multi-row inserts (1,000 rows per statement).
     expect(rows).toEqual([{ total: 2500, version: '4' }]);
   });

@@ -20,10 +20,14 @@ for (const { backend, available } of migrationBackends(postgresAdminUrl)) {
       database = await databaseBefore(backend, SEARCH_BY_WORD, postgresAdminUrl);
       const { query, flag, tags } = database;
       const now = new Date().toISOString();
-      for (const [id, email] of [[owner, 'owner@example.com'], [other, 'other@example.com']]) {
+      for (const [id, email] of [
+        [owner, 'owner@example.com'],
+        [other, 'other@example.com'],
+      ]) {
         await query("INSERT INTO users (id, email, plan, created_at, updated_at) VALUES ($1, $2, 'pro', $3, $4)", [id, email, now, now]);
       }
-      const contact = 'INSERT INTO contacts (id, owner_id, is_self, merged_into, name, email, tags, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)';
+      const contact =
+        'INSERT INTO contacts (id, owner_id, is_self, merged_into, name, email, tags, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)';
       const at = (minute: number) => new Date(Date.UTC(2024, 0, 1, 0, minute)).toISOString();
       await query(contact, [ids.self, owner, flag(true), null, 'Ada Self', 'owner@example.com', null, at(0), at(0)]);
       await query(contact, [ids.ada, owner, flag(false), null, 'Ada Lovelace', 'ada@example.com', tags(['mathematician']), at(1), at(1)]);

@@ -47,7 +47,10 @@ describe('SQLite bulk load: search index and listing totals built in bulk', () =
   it('equals a from-scratch index and count after a load that updates and merges across batches', async () => {
     const before = await createUser(store);
     const [renamed, merged] = [randomUUID(), randomUUID()];
-    await store.contacts.importContacts(before.id, [contactRecord({ name: 'Old Name' }, renamed), contactRecord({ name: 'Merged Away' }, merged)]);
+    await store.contacts.importContacts(before.id, [
+      contactRecord({ name: 'Old Name' }, renamed),
+      contactRecord({ name: 'Merged Away' }, merged),
+    ]);
     const fresh = { email: `fresh-${randomUUID()}@bulk.example`, name: 'Fresh', plan: 'pro' as const };
     const firstIds = Array.from({ length: 50 }, () => randomUUID());
     const firstBatch = firstIds.map((id, i) => contactRecord({ name: `First ${i}`, tags: ['bulk'] }, id));
@@ -75,7 +78,9 @@ describe('SQLite bulk load: search index and listing totals built in bulk', () =
   });
 
   it('restores the per-row triggers, for every write after the load', async () => {
-    const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+    const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").all() as { name: string }[]).map(
+      (row) => row.name,
+    );
     expect(names).toEqual(expect.arrayContaining(['contact_words_insert', 'owner_listing_insert']));
   });
 });

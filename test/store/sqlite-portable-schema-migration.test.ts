@@ -31,13 +31,63 @@ const LEADS = [
   [null, null],
 ] as const;
 /** Each character of the blocks the index trims from a value's start (and its neighbours), leading a name. */
-const EVERY_LEADING_CHARACTER = [[0x09, 0x7e], [0xa0, 0xbf], [0x2000, 0x206f], [0x3000, 0x3020]].flatMap(([first, last]) =>
-  Array.from({ length: last! - first! + 1 }, (_, offset) => `${String.fromCodePoint(first! + offset)}Lead`),
-);
-const SEARCHES = ['ada', 'a', 'lovelace', 'spaces', 'tabbed', 'return', 'quoted', 'apostrophe', 'neil', 'hola', 'que', 'guillemets',
-  'plusminus', 'ellipsis', 'separator', 'bracketed', 'postal', 'wide', 'handle', 'arrow', 'euro', 'emoji', 'tile', 'kabushiki',
-  'check', 'squared', 'micro', 'aeroskobing', 'unal', 'lodz', 'bracket', 'brace', 'tilde', 'under', 'hash', 'example', 'com',
-  'lead', 'acme', 'engineer', 'school', 'paris', 'dash', 'math', 'self', 'merged', 'other', 'e', 'o'];
+const EVERY_LEADING_CHARACTER = [
+  [0x09, 0x7e],
+  [0xa0, 0xbf],
+  [0x2000, 0x206f],
+  [0x3000, 0x3020],
+].flatMap(([first, last]) => Array.from({ length: last! - first! + 1 }, (_, offset) => `${String.fromCodePoint(first! + offset)}Lead`));
+const SEARCHES = [
+  'ada',
+  'a',
+  'lovelace',
+  'spaces',
+  'tabbed',
+  'return',
+  'quoted',
+  'apostrophe',
+  'neil',
+  'hola',
+  'que',
+  'guillemets',
+  'plusminus',
+  'ellipsis',
+  'separator',
+  'bracketed',
+  'postal',
+  'wide',
+  'handle',
+  'arrow',
+  'euro',
+  'emoji',
+  'tile',
+  'kabushiki',
+  'check',
+  'squared',
+  'micro',
+  'aeroskobing',
+  'unal',
+  'lodz',
+  'bracket',
+  'brace',
+  'tilde',
+  'under',
+  'hash',
+  'example',
+  'com',
+  'lead',
+  'acme',
+  'engineer',
+  'school',
+  'paris',
+  'dash',
+  'math',
+  'self',
+  'merged',
+  'other',
+  'e',
+  'o',
+];
 
 describe(`migration ${PORTABLE_SCHEMA} (schema readable by SQLite 3.40) over existing contacts [sqlite]`, () => {
   let database: OldDatabase;
@@ -52,14 +102,19 @@ describe(`migration ${PORTABLE_SCHEMA} (schema readable by SQLite 3.40) over exi
     return database.query('SELECT term, doc, col, offset FROM temp.contact_word_entries ORDER BY doc, col, offset, term');
   };
   const searchResults = async () =>
-    Promise.all(SEARCHES.map(async (query) => ({ query, found: (await store.contacts.search(owner, query, 50)).map((contact) => contact.name) })));
+    Promise.all(
+      SEARCHES.map(async (query) => ({ query, found: (await store.contacts.search(owner, query, 50)).map((contact) => contact.name) })),
+    );
 
   beforeAll(async () => {
     // A database as the releases before migration 6 left it, its index written by migration 4's triggers.
     database = await databaseBefore('sqlite', PORTABLE_SCHEMA, null);
     const { query, flag, tags } = database;
     const now = '2024-01-01T00:00:00.000Z';
-    for (const [id, email] of [[owner, 'owner@example.com'], [other, 'other@example.com']]) {
+    for (const [id, email] of [
+      [owner, 'owner@example.com'],
+      [other, 'other@example.com'],
+    ]) {
       await query("INSERT INTO users (id, email, plan, created_at, updated_at) VALUES ($1, $2, 'pro', $3, $4)", [id, email, now, now]);
     }
     const insert = `INSERT INTO contacts (id, owner_id, is_self, merged_into, name, email, company, title, school, location, tags, created_at, updated_at)
@@ -72,14 +127,38 @@ describe(`migration ${PORTABLE_SCHEMA} (schema readable by SQLite 3.40) over exi
       ['—Dash Co', '(Lead) Engineer', null, '  Paris ', tags(['a b', '—dash', ''])],
     ];
     for (const [index, [name, email]] of LEADS.entries()) {
-      await query(insert, [contactIds[index], owner, flag(false), null, name, email, ...otherFields[index % otherFields.length]!, at(index), at(index)]);
+      await query(insert, [
+        contactIds[index],
+        owner,
+        flag(false),
+        null,
+        name,
+        email,
+        ...otherFields[index % otherFields.length]!,
+        at(index),
+        at(index),
+      ]);
     }
     for (const [index, name] of EVERY_LEADING_CHARACTER.entries()) {
       await query(insert, [newId(), owner, flag(false), null, name, null, null, null, null, null, null, at(100 + index), at(100 + index)]);
     }
     await query(insert, [newId(), owner, flag(true), null, 'Ada Self', 'owner@example.com', null, null, null, null, null, at(90), at(90)]);
     await query(insert, [newId(), owner, flag(false), contactIds[0], 'Ada Merged', null, null, null, null, null, null, at(91), at(91)]);
-    await query(insert, [newId(), other, flag(false), null, 'Ada Other', '«other@example.com', 'Acme', null, null, null, null, at(92), at(92)]);
+    await query(insert, [
+      newId(),
+      other,
+      flag(false),
+      null,
+      'Ada Other',
+      '«other@example.com',
+      'Acme',
+      null,
+      null,
+      null,
+      null,
+      at(92),
+      at(92),
+    ]);
     store = await openStore(parseDatabaseUrl(database.url));
   });
   afterAll(async () => {
@@ -108,7 +187,9 @@ describe(`migration ${PORTABLE_SCHEMA} (schema readable by SQLite 3.40) over exi
     await query('DELETE FROM contacts WHERE id = $1', [contactIds[5]]);
     await query('DELETE FROM contacts WHERE id = $1', [contactIds[2]]);
     await store.contacts.merge(owner, contactIds[6]!, contactIds[7]!);
-    await store.contacts.importContacts(owner, [{ label: 'test', contact: normalizeContactInput({ id: contactIds[8]!, name: '〠 Re-imported', tags: ['x'] }) }]);
+    await store.contacts.importContacts(owner, [
+      { label: 'test', contact: normalizeContactInput({ id: contactIds[8]!, name: '〠 Re-imported', tags: ['x'] }) },
+    ]);
 
     const maintained = await indexEntries();
     await query("INSERT INTO contact_words (contact_words) VALUES ('integrity-check')");

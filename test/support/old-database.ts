@@ -88,7 +88,11 @@ export async function databaseBefore(backend: BackendName, version: number, post
     await database.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
     for (const migration of MIGRATIONS[backend].filter((each) => each.version < version)) {
       await database.query(migration.sql);
-      await database.query('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [migration.version, migration.name, new Date().toISOString()]);
+      await database.query('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [
+        migration.version,
+        migration.name,
+        new Date().toISOString(),
+      ]);
     }
     return database;
   } catch (error) {

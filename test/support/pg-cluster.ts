@@ -1,5 +1,16 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { accessSync, appendFileSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  appendFileSync,
+  chownSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +51,9 @@ const HBA = ['local all all trust', 'host all all 127.0.0.1/32 trust', 'host rep
 
 /** Why clusters can't be made here (no server binaries), or null when they can. */
 export function clusterToolsMissing(): string | null {
-  return binDir() === null ? 'PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup) not found under /usr/lib/postgresql/*/bin or PG_BINDIR' : null;
+  return binDir() === null
+    ? 'PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup) not found under /usr/lib/postgresql/*/bin or PG_BINDIR'
+    : null;
 }
 
 /**
@@ -71,8 +84,22 @@ export async function startStreamingReplica(primaryUrl: string): Promise<Streami
   const primary = new URL(primaryUrl);
   // A standby runs the primary's major version.
   const cluster = await prepare(major);
-  const args = ['-h', primary.hostname, '-p', primary.port || '5432', '-U', decodeURIComponent(primary.username || 'postgres'),
-    '-D', cluster.dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync'];
+  const args = [
+    '-h',
+    primary.hostname,
+    '-p',
+    primary.port || '5432',
+    '-U',
+    decodeURIComponent(primary.username || 'postgres'),
+    '-D',
+    cluster.dataDir,
+    '-R',
+    '-X',
+    'stream',
+    '-c',
+    'fast',
+    '--no-sync',
+  ];
   // A pg_hba.conf just changed takes effect when the postmaster has handled the reload signal.
   for (let attempt = 1; ; attempt += 1) {
     try {
@@ -129,7 +156,10 @@ interface PreparedCluster {
 
 async function prepare(major?: number): Promise<PreparedCluster> {
   const bin = binDir(major);
-  if (bin === null) throw new Error(major === undefined ? clusterToolsMissing()! : `PostgreSQL ${major} server binaries not found under /usr/lib/postgresql/${major}/bin`);
+  if (bin === null)
+    throw new Error(
+      major === undefined ? clusterToolsMissing()! : `PostgreSQL ${major} server binaries not found under /usr/lib/postgresql/${major}/bin`,
+    );
   const owner = serverUser();
   const base = mkdtempSync(join(tmpdir(), 'contacts-pg-'));
   if (owner) chownSync(base, owner.uid, owner.gid);
@@ -139,11 +169,16 @@ async function prepare(major?: number): Promise<PreparedCluster> {
 
   const run = (tool: string, args: string[]) =>
     new Promise<string>((resolve, reject) => {
-      execFile(join(bin, tool), args, { cwd: base, env: { ...process.env, HOME: base }, timeout: 120_000, ...(owner ?? {}) }, (error, stdout, stderr) => {
-        if (!error) return resolve(stdout);
-        const log = existsSync(logFile) ? `\n--- ${logFile} ---\n${readFileSync(logFile, 'utf8').slice(-2000)}` : '';
-        reject(new Error(`${tool} failed: ${stderr || error.message}${log}`));
-      });
+      execFile(
+        join(bin, tool),
+        args,
+        { cwd: base, env: { ...process.env, HOME: base }, timeout: 120_000, ...(owner ?? {}) },
+        (error, stdout, stderr) => {
+          if (!error) return resolve(stdout);
+          const log = existsSync(logFile) ? `\n--- ${logFile} ---\n${readFileSync(logFile, 'utf8').slice(-2000)}` : '';
+          reject(new Error(`${tool} failed: ${stderr || error.message}${log}`));
+        },
+      );
     });
   const pgCtl = (args: string[]) => run('pg_ctl', ['-D', dataDir, ...args]);
   const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
@@ -230,7 +265,9 @@ async function prepare(major?: number): Promise<PreparedCluster> {
 /** Lets the primary stream to loopback if it doesn't yet; returns its major version. */
 async function allowLoopbackReplication(primaryUrl: string): Promise<number> {
   return withClient(primaryUrl, async (client) => {
-    const major = Math.floor(Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]!.v) / 10_000);
+    const major = Math.floor(
+      Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]!.v) / 10_000,
+    );
     const { rows } = await client.query(
       `SELECT 1 FROM pg_hba_file_rules WHERE type IN ('host', 'hostnossl') AND auth_method = 'trust' AND error IS NULL
          AND ('replication' = ANY(database)) AND address IN ('127.0.0.1', 'all', 'samehost')`,
@@ -240,9 +277,14 @@ async function allowLoopbackReplication(primaryUrl: string): Promise<number> {
     try {
       accessSync(hbaFile, constants.W_OK);
     } catch {
-      throw new Error(`the primary refuses replication from 127.0.0.1 and ${hbaFile} is not writable here: add "host replication all 127.0.0.1/32 trust"`);
+      throw new Error(
+        `the primary refuses replication from 127.0.0.1 and ${hbaFile} is not writable here: add "host replication all 127.0.0.1/32 trust"`,
+      );
     }
-    appendFileSync(hbaFile, '\n# Added by the contacts-api test setup: test replicas stream from loopback.\nhost replication all 127.0.0.1/32 trust\n');
+    appendFileSync(
+      hbaFile,
+      '\n# Added by the contacts-api test setup: test replicas stream from loopback.\nhost replication all 127.0.0.1/32 trust\n',
+    );
     await client.query('SELECT pg_reload_conf()');
     return major;
   });
@@ -256,7 +298,9 @@ function binDir(major?: number): string | null {
   const versions = readdirSync(root)
     .filter((name) => /^\d+$/.test(name) && (major === undefined || Number(name) === major))
     .sort((a, b) => Number(b) - Number(a));
-  const found = versions.map((version) => join(root, version, 'bin')).find((dir) => ['initdb', 'pg_ctl', 'pg_basebackup'].every((tool) => existsSync(join(dir, tool))));
+  const found = versions
+    .map((version) => join(root, version, 'bin'))
+    .find((dir) => ['initdb', 'pg_ctl', 'pg_basebackup'].every((tool) => existsSync(join(dir, tool))));
   return found ?? null;
 }
 

@@ -12,10 +12,7 @@ function overlay<T extends object>(target: T, overrides: Partial<T>): T {
 }
 
 /** The real store with some behaviour replaced: a failing or slow query, an unreachable database. */
-export function overrideStore(
-  store: Store,
-  overrides: { ping?: Store['ping']; contacts?: Partial<ContactStore> },
-): Store {
+export function overrideStore(store: Store, overrides: { ping?: Store['ping']; contacts?: Partial<ContactStore> }): Store {
   const { contacts, ...rest } = overrides;
   return overlay(store, { ...rest, ...(contacts ? { contacts: overlay(store.contacts, contacts) } : {}) });
 }

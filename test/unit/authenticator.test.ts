@@ -276,9 +276,7 @@ describe('createAuthenticator last_used_at', () => {
     const { keys, token, auth, header } = setup();
     keys.add(token, { last_used_at: null });
     await auth.authenticate(header, READ);
-    expect(keys.touches).toEqual([
-      { keyId: KEY_ID, usedAt: '2024-05-01T12:00:00.000Z', unlessUsedAfter: '2024-05-01T11:59:00.000Z' },
-    ]);
+    expect(keys.touches).toEqual([{ keyId: KEY_ID, usedAt: '2024-05-01T12:00:00.000Z', unlessUsedAfter: '2024-05-01T11:59:00.000Z' }]);
   });
 
   it('touches a key last used more than a minute ago', async () => {
@@ -321,9 +319,7 @@ describe('createAuthenticator last_used_at', () => {
     expect(keys.touches).toHaveLength(0);
     clock = NOW + 60_000;
     await auth.authenticate(header, READ);
-    expect(keys.touches).toEqual([
-      { keyId: KEY_ID, usedAt: '2024-05-01T12:01:00.000Z', unlessUsedAfter: '2024-05-01T12:00:00.000Z' },
-    ]);
+    expect(keys.touches).toEqual([{ keyId: KEY_ID, usedAt: '2024-05-01T12:01:00.000Z', unlessUsedAfter: '2024-05-01T12:00:00.000Z' }]);
   });
 
   it('judges expiry by the now option, not the wall clock', async () => {

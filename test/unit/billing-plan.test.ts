@@ -24,12 +24,9 @@ describe('parseBillingPlan', () => {
     expect(parseBillingPlan(plan)).toBe(plan);
   });
 
-  it.each(['', 'Pro', 'PRO', 'Free', ' pro', 'pro ', 'enterprise', 'paid', 'premium'])(
-    'refuses %j with InputError quoting it',
-    (text) => {
-      const error = thrown(() => parseBillingPlan(text));
-      expect(error).toBeInstanceOf(InputError);
-      expect((error as InputError).message).toBe(`Unknown plan "${text}"; expected one of: free, pro`);
-    },
-  );
+  it.each(['', 'Pro', 'PRO', 'Free', ' pro', 'pro ', 'enterprise', 'paid', 'premium'])('refuses %j with InputError quoting it', (text) => {
+    const error = thrown(() => parseBillingPlan(text));
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).message).toBe(`Unknown plan "${text}"; expected one of: free, pro`);
+  });
 });

@@ -115,7 +115,9 @@ describe('loadConfig TRUST_PROXY', () => {
   });
 
   it('refuses an IPv4-mapped range with an IPv4-sized prefix, which would trust every IPv4 client', () => {
-    expect(configError({ TRUST_PROXY: '::ffff:10.0.0.0/8' })).toMatch(/^TRUST_PROXY "::ffff:10.0.0.0\/8": an IPv4-mapped range needs a prefix of 96 or more/);
+    expect(configError({ TRUST_PROXY: '::ffff:10.0.0.0/8' })).toMatch(
+      /^TRUST_PROXY "::ffff:10.0.0.0\/8": an IPv4-mapped range needs a prefix of 96 or more/,
+    );
   });
 });
 
@@ -127,12 +129,16 @@ describe('loadConfig CORS_ORIGINS and HSTS_MAX_AGE', () => {
     ]);
   });
 
-  it.each(['*', 'https://app.example.com/', 'https://app.example.com/path', 'app.example.com', 'ftp://files.example.com', 'https://APP.example.com'])(
-    'refuses %s',
-    (origin) => {
-      expect(configError({ CORS_ORIGINS: origin })).toMatch(/^CORS_ORIGINS must list origins exactly as browsers send them/);
-    },
-  );
+  it.each([
+    '*',
+    'https://app.example.com/',
+    'https://app.example.com/path',
+    'app.example.com',
+    'ftp://files.example.com',
+    'https://APP.example.com',
+  ])('refuses %s', (origin) => {
+    expect(configError({ CORS_ORIGINS: origin })).toMatch(/^CORS_ORIGINS must list origins exactly as browsers send them/);
+  });
 
   it('sends HSTS only when HSTS_MAX_AGE is set', () => {
     expect(loadConfig({}).hstsMaxAgeSeconds).toBeNull();

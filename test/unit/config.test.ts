@@ -37,9 +37,7 @@ describe('loadConfig defaults', () => {
   });
 
   it('treats empty and blank variables as unset', () => {
-    expect(
-      loadConfig({ DATABASE_URL: '', HOST: ' ', PORT: '', API_KEY_PREFIX: '  ', LOG_LEVEL: '\t' }),
-    ).toStrictEqual(loadConfig({}));
+    expect(loadConfig({ DATABASE_URL: '', HOST: ' ', PORT: '', API_KEY_PREFIX: '  ', LOG_LEVEL: '\t' })).toStrictEqual(loadConfig({}));
   });
 
   it('returns a frozen object', () => {
@@ -91,9 +89,7 @@ describe('parsePort', () => {
   });
 
   it('names the variable it is given in its error', () => {
-    expect(() => parsePort('x', 'ADMIN_PORT')).toThrow(
-      new ConfigError('ADMIN_PORT must be a port number from 0 to 65535; got "x"'),
-    );
+    expect(() => parsePort('x', 'ADMIN_PORT')).toThrow(new ConfigError('ADMIN_PORT must be a port number from 0 to 65535; got "x"'));
     expect(() => parsePort('x', 'ADMIN_PORT')).toThrow(ConfigError);
   });
 });
@@ -181,9 +177,7 @@ describe('loadConfig DATABASE_URL', () => {
   });
 
   it('refuses file: without a path, naming DATABASE_URL', () => {
-    expect(configError({ DATABASE_URL: 'file:' }).message).toBe(
-      'DATABASE_URL "file:" needs a path, e.g. file:./data/contacts.db',
-    );
+    expect(configError({ DATABASE_URL: 'file:' }).message).toBe('DATABASE_URL "file:" needs a path, e.g. file:./data/contacts.db');
   });
 
   it.each([
@@ -207,9 +201,7 @@ describe('loadConfig DATABASE_URL', () => {
     '/var/lib/contacts.db',
     ' file:./x.db',
   ])('refuses %j with a ConfigError naming DATABASE_URL', (url) => {
-    expect(configError({ DATABASE_URL: url }).message).toBe(
-      'DATABASE_URL must be file:PATH, postgres://… or postgresql://…',
-    );
+    expect(configError({ DATABASE_URL: url }).message).toBe('DATABASE_URL must be file:PATH, postgres://… or postgresql://…');
   });
 
   it('does not echo the refused URL, which may hold a password', () => {

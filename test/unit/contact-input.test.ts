@@ -4,7 +4,17 @@ import { MAX_TEXT_LENGTH, assertUniqueIds, normalizeContactInput } from '../../s
 import { expectInputError } from '../support/thrown.js';
 
 const TEXT_FIELDS = [
-  'name', 'email', 'phone', 'company', 'title', 'school', 'linkedin_url', 'location', 'description', 'source', 'birthday',
+  'name',
+  'email',
+  'phone',
+  'company',
+  'title',
+  'school',
+  'linkedin_url',
+  'location',
+  'description',
+  'source',
+  'birthday',
 ] as const;
 const DATE_TIME_FIELDS = ['enriched_at', 'researched_at', 'created_at', 'updated_at'] as const;
 const OBJECT_FIELDS = ['enrichment', 'research_data'] as const;
@@ -151,10 +161,7 @@ describe('normalizeContactInput text fields', () => {
   });
 
   it.each(TEXT_FIELDS)('refuses a NUL character in %s', (field) => {
-    expectInputError(
-      () => normalizeContactInput({ [field]: 'a\u0000b' }),
-      `field "${field}" must not contain NUL characters`,
-    );
+    expectInputError(() => normalizeContactInput({ [field]: 'a\u0000b' }), `field "${field}" must not contain NUL characters`);
   });
 
   it('refuses a NUL character even at the edge, where trimming would not remove it', () => {
@@ -183,8 +190,7 @@ describe('normalizeContactInput text fields', () => {
 
   it('does not validate the format of email, linkedin_url, birthday or source', () => {
     expect(
-      normalizeContactInput({ email: 'not an email', linkedin_url: 'nope', birthday: 'May 1st', source: 'anything' })
-        .values,
+      normalizeContactInput({ email: 'not an email', linkedin_url: 'nope', birthday: 'May 1st', source: 'anything' }).values,
     ).toStrictEqual({ email: 'not an email', linkedin_url: 'nope', birthday: 'May 1st', source: 'anything' });
   });
 
@@ -219,12 +225,8 @@ describe('normalizeContactInput id', () => {
   });
 
   it('accepts any UUID version, including the nil UUID', () => {
-    expect(normalizeContactInput({ id: '123e4567-e89b-12d3-a456-426614174000' }).id).toBe(
-      '123e4567-e89b-12d3-a456-426614174000',
-    );
-    expect(normalizeContactInput({ id: '00000000-0000-0000-0000-000000000000' }).id).toBe(
-      '00000000-0000-0000-0000-000000000000',
-    );
+    expect(normalizeContactInput({ id: '123e4567-e89b-12d3-a456-426614174000' }).id).toBe('123e4567-e89b-12d3-a456-426614174000');
+    expect(normalizeContactInput({ id: '00000000-0000-0000-0000-000000000000' }).id).toBe('00000000-0000-0000-0000-000000000000');
   });
 
   it.each([
@@ -289,10 +291,7 @@ describe('normalizeContactInput date-time fields', () => {
   });
 
   it.each(DATE_TIME_FIELDS)('refuses a non-string %s (e.g. epoch milliseconds)', (field) => {
-    expectInputError(
-      () => normalizeContactInput({ [field]: 1714555800000 }),
-      `field "${field}" must be a string or null`,
-    );
+    expectInputError(() => normalizeContactInput({ [field]: 1714555800000 }), `field "${field}" must be a string or null`);
   });
 
   it.each(DATE_TIME_FIELDS)('refuses a NUL character in %s', (field) => {
@@ -340,10 +339,7 @@ describe('normalizeContactInput object fields', () => {
 
   it.each(OBJECT_FIELDS)('refuses %s that is an array, string, number or boolean', (field) => {
     for (const value of [[], [{ a: 1 }], '', '{}', 0, 1, true]) {
-      expectInputError(
-        () => normalizeContactInput({ [field]: value }),
-        `field "${field}" must be an object or null`,
-      );
+      expectInputError(() => normalizeContactInput({ [field]: value }), `field "${field}" must be an object or null`);
     }
   });
 });
@@ -360,10 +356,7 @@ describe('normalizeContactInput object contents must be storable as JSON in ever
   });
 
   it.each(OBJECT_FIELDS)('refuses a NUL character nested deep in arrays and objects of %s', (field) => {
-    expectInputError(
-      () => normalizeContactInput({ [field]: { list: [1, { inner: ['ok', '\u0000'] }] } }),
-      refusal(field),
-    );
+    expectInputError(() => normalizeContactInput({ [field]: { list: [1, { inner: ['ok', '\u0000'] }] } }), refusal(field));
   });
 
   it.each(OBJECT_FIELDS)('refuses an unpaired high surrogate in %s', (field) => {
@@ -431,11 +424,17 @@ describe('normalizeContactInput tags', () => {
   });
 
   it('refuses a NUL character in a tag', () => {
-    expectInputError(() => normalizeContactInput({ tags: ['ok', 'b\u0000d'] }), 'field "tags" must not contain NUL characters or unpaired surrogates');
+    expectInputError(
+      () => normalizeContactInput({ tags: ['ok', 'b\u0000d'] }),
+      'field "tags" must not contain NUL characters or unpaired surrogates',
+    );
   });
 
   it('refuses an unpaired surrogate in a tag or a text field, which PostgreSQL could not store as given', () => {
-    expectInputError(() => normalizeContactInput({ tags: ['\ud800'] }), 'field "tags" must not contain NUL characters or unpaired surrogates');
+    expectInputError(
+      () => normalizeContactInput({ tags: ['\ud800'] }),
+      'field "tags" must not contain NUL characters or unpaired surrogates',
+    );
     expectInputError(() => normalizeContactInput({ name: 'a\udc00' }), 'field "name" must not contain unpaired surrogates');
     expect(normalizeContactInput({ name: 'emoji \ud83d\ude00' }).values.name).toBe('emoji 😀');
   });

@@ -139,8 +139,7 @@ describe('decideContactWrite update (the owner already has the id)', () => {
 
   it('sets named fields to null when the record gives them as null or blank', () => {
     expect(
-      decideContactWrite(OWNER, record('line 2', { id: CONTACT_ID, email: null, phone: ' ', tags: null }), mine, NOW)
-        .values,
+      decideContactWrite(OWNER, record('line 2', { id: CONTACT_ID, email: null, phone: ' ', tags: null }), mine, NOW).values,
     ).toStrictEqual({ email: null, phone: null, tags: null, updated_at: NOW });
   });
 
@@ -167,7 +166,7 @@ describe('decideContactWrite update (the owner already has the id)', () => {
 });
 
 describe('decideContactWrite refusals', () => {
-  it("refuses an id that belongs to another owner, naming the record", () => {
+  it('refuses an id that belongs to another owner, naming the record', () => {
     expectInputError(
       () => decideContactWrite(OWNER, record('line 7', { id: CONTACT_ID }), { owner_id: OTHER_OWNER, is_self: false }, NOW),
       `line 7: id ${CONTACT_ID} is not one of this user's importable contacts`,

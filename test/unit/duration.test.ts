@@ -3,8 +3,7 @@ import { parseDuration } from '../../src/domain/duration.js';
 import { InputError } from '../../src/domain/errors.js';
 import { thrown } from '../support/thrown.js';
 
-const message = (text: string): string =>
-  `Invalid duration "${text}"; use a positive number followed by s, m, h or d (e.g. 30s, 90d)`;
+const message = (text: string): string => `Invalid duration "${text}"; use a positive number followed by s, m, h or d (e.g. 30s, 90d)`;
 
 const DAY = 86_400_000;
 

@@ -33,9 +33,22 @@ const FULL: Contact = {
 
 const SPARSE: Contact = {
   id: '0190f5d2-7c3e-7a10-8b2c-3d4e5f607183',
-  name: null, email: null, phone: '+15550100', company: null, title: null, school: null, linkedin_url: null,
-  location: null, description: null, tags: null, enrichment: null, enriched_at: null, source: null, birthday: '--02-29',
-  created_at: '2024-01-03T00:00:00.000Z', updated_at: '2024-01-03T00:00:00.000Z',
+  name: null,
+  email: null,
+  phone: '+15550100',
+  company: null,
+  title: null,
+  school: null,
+  linkedin_url: null,
+  location: null,
+  description: null,
+  tags: null,
+  enrichment: null,
+  enriched_at: null,
+  source: null,
+  birthday: '--02-29',
+  created_at: '2024-01-03T00:00:00.000Z',
+  updated_at: '2024-01-03T00:00:00.000Z',
 };
 
 async function* each(contacts: Contact[]): AsyncGenerator<Contact> {
@@ -58,7 +71,12 @@ describe('ndjson and json', () => {
   it('ndjson is one API contact per line; json one array; both parse back to the contacts', async () => {
     const ndjson = await render('ndjson', [FULL, SPARSE]);
     expect(ndjson.split('\n')).toHaveLength(3);
-    expect(ndjson.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual([FULL, SPARSE]);
+    expect(
+      ndjson
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([FULL, SPARSE]);
     expect(JSON.parse(await render('json', [FULL, SPARSE]))).toEqual([FULL, SPARSE]);
     expect(await render('json', [])).toBe('[]\n');
     expect(await render('ndjson', [])).toBe('');
@@ -74,27 +92,29 @@ describe('csv', () => {
 
   it('writes null as an empty cell, tags joined with ;, objects as JSON text, quoting what needs it', async () => {
     const [, full, sparse] = (await render('csv', [{ ...FULL, description: 'line one\nline two' }, SPARSE])).split('\r\n');
-    expect(full).toBe([
-      FULL.id,
-      '"Zoë ""Zed"" O’Brien, Jr."',
-      'zoe@example.com',
-      '+1 (555) 010-9999',
-      '"Acme; Inc., ""Intl"""',
-      'Head of R&D\\Ops',
-      'ETH Zürich',
-      'https://www.linkedin.com/in/zoe-obrien',
-      '"Zürich, Switzerland"',
-      '"line one\nline two"',
-      '"friend;a,b;ünïcode"',
-      '"{""headline"":""CEO at \\""Acme\\"""",""nested"":{""list"":[1,""two\\nlines""]}}"',
-      '2024-05-01T09:30:00.000Z',
-      'linkedin',
-      '1906-12-09',
-      '"{""summary"":""r, with \\""quotes\\""""}"',
-      '2024-05-02T07:30:00.500Z',
-      '2024-01-02T03:04:05.678Z',
-      '2024-06-07T08:09:10.111Z',
-    ].join(','));
+    expect(full).toBe(
+      [
+        FULL.id,
+        '"Zoë ""Zed"" O’Brien, Jr."',
+        'zoe@example.com',
+        '+1 (555) 010-9999',
+        '"Acme; Inc., ""Intl"""',
+        'Head of R&D\\Ops',
+        'ETH Zürich',
+        'https://www.linkedin.com/in/zoe-obrien',
+        '"Zürich, Switzerland"',
+        '"line one\nline two"',
+        '"friend;a,b;ünïcode"',
+        '"{""headline"":""CEO at \\""Acme\\"""",""nested"":{""list"":[1,""two\\nlines""]}}"',
+        '2024-05-01T09:30:00.000Z',
+        'linkedin',
+        '1906-12-09',
+        '"{""summary"":""r, with \\""quotes\\""""}"',
+        '2024-05-02T07:30:00.500Z',
+        '2024-01-02T03:04:05.678Z',
+        '2024-06-07T08:09:10.111Z',
+      ].join(','),
+    );
     expect(sparse).toBe(`${SPARSE.id},,,+15550100,,,,,,,,,,,--02-29,,,2024-01-03T00:00:00.000Z,2024-01-03T00:00:00.000Z`);
   });
 
@@ -109,25 +129,27 @@ describe('csv', () => {
 describe('vcard', () => {
   it('writes a vCard 4.0 per contact with the properties the import and address books read', async () => {
     const card = (await render('vcf', [FULL])).split('\r\n').join('\n').replace(/\n /g, '');
-    expect(card).toBe([
-      'BEGIN:VCARD',
-      'VERSION:4.0',
-      `UID:urn:uuid:${FULL.id}`,
-      'FN:Zoë "Zed" O’Brien\\, Jr.',
-      'N:Jr.;Zoë "Zed" O’Brien\\,;;;',
-      'EMAIL:zoe@example.com',
-      'TEL;VALUE=text:+1 (555) 010-9999',
-      'ORG:Acme\\; Inc.\\, "Intl"',
-      'TITLE:Head of R&D\\\\Ops',
-      'ADR:;;;Zürich\\, Switzerland;;;',
-      `NOTE:Met at the 2023 offsite.\\nLikes long descriptions: ${'日本語のテキストと絵文字 🎉\\, '.repeat(4)}end.`,
-      'BDAY:19061209',
-      'CATEGORIES:friend,a\\,b,ünïcode',
-      'URL:https://www.linkedin.com/in/zoe-obrien',
-      'REV:20240607T080910Z',
-      'END:VCARD',
-      '',
-    ].join('\n'));
+    expect(card).toBe(
+      [
+        'BEGIN:VCARD',
+        'VERSION:4.0',
+        `UID:urn:uuid:${FULL.id}`,
+        'FN:Zoë "Zed" O’Brien\\, Jr.',
+        'N:Jr.;Zoë "Zed" O’Brien\\,;;;',
+        'EMAIL:zoe@example.com',
+        'TEL;VALUE=text:+1 (555) 010-9999',
+        'ORG:Acme\\; Inc.\\, "Intl"',
+        'TITLE:Head of R&D\\\\Ops',
+        'ADR:;;;Zürich\\, Switzerland;;;',
+        `NOTE:Met at the 2023 offsite.\\nLikes long descriptions: ${'日本語のテキストと絵文字 🎉\\, '.repeat(4)}end.`,
+        'BDAY:19061209',
+        'CATEGORIES:friend,a\\,b,ünïcode',
+        'URL:https://www.linkedin.com/in/zoe-obrien',
+        'REV:20240607T080910Z',
+        'END:VCARD',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('a phone that is a plain number is a tel: URI; a year-less birthday is --MMDD; other birthdays stay text', async () => {
@@ -156,8 +178,15 @@ describe('vcard', () => {
     expect(full!.contact).toEqual({
       id: FULL.id,
       values: {
-        name: FULL.name, email: FULL.email, phone: FULL.phone, company: FULL.company, title: FULL.title,
-        location: FULL.location, description: FULL.description, birthday: FULL.birthday, tags: FULL.tags,
+        name: FULL.name,
+        email: FULL.email,
+        phone: FULL.phone,
+        company: FULL.company,
+        title: FULL.title,
+        location: FULL.location,
+        description: FULL.description,
+        birthday: FULL.birthday,
+        tags: FULL.tags,
         linkedin_url: FULL.linkedin_url,
       },
     });

@@ -61,9 +61,7 @@ describe('JSON', () => {
   });
 
   it('refuses an element that is not an object', () => {
-    expect(() => parseJsonRecords('[{"name": "Ada"}, "Grace"]')).toThrow(
-      'record 2: expected an object of contact fields',
-    );
+    expect(() => parseJsonRecords('[{"name": "Ada"}, "Grace"]')).toThrow('record 2: expected an object of contact fields');
   });
 
   it('refuses a top level that is not an array', () => {
@@ -72,7 +70,7 @@ describe('JSON', () => {
 
   it('names the line and column of a syntax error when the parser gives its position', () => {
     expect(() => parseJsonRecords('[{"name": "Ada"},\n {"name" "Grace"}]')).toThrow(
-      'invalid JSON at line 2 column 10: Expected \':\' after property name',
+      "invalid JSON at line 2 column 10: Expected ':' after property name",
     );
   });
 
@@ -101,9 +99,7 @@ describe('NDJSON', () => {
   it('reads .jsonl the same way', async () => {
     const path = await writeTemp('contacts.jsonl', '{"name": "Ada Lovelace"}\n');
 
-    expect(await readContactsFile(path)).toEqual([
-      { label: 'line 1', contact: { id: null, values: { name: 'Ada Lovelace' } } },
-    ]);
+    expect(await readContactsFile(path)).toEqual([{ label: 'line 1', contact: { id: null, values: { name: 'Ada Lovelace' } } }]);
   });
 
   it('labels a field the contact rules refuse with its line', async () => {
@@ -114,14 +110,12 @@ describe('NDJSON', () => {
 
   it('names the line and column of a syntax error', () => {
     expect(() => parseNdjsonRecords('{"name": "Ada"}\n{"name" "Grace"}\n')).toThrow(
-      'line 2: invalid JSON at column 9: Expected \':\' after property name',
+      "line 2: invalid JSON at column 9: Expected ':' after property name",
     );
   });
 
   it('refuses a line that is not an object', () => {
-    expect(() => parseNdjsonRecords('{"name": "Ada"}\n["Grace"]\n')).toThrow(
-      'line 2: expected an object of contact fields',
-    );
+    expect(() => parseNdjsonRecords('{"name": "Ada"}\n["Grace"]\n')).toThrow('line 2: expected an object of contact fields');
   });
 });
 

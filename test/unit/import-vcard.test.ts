@@ -245,9 +245,7 @@ describe('vCard records', () => {
   it('keeps a birthday it does not recognize as written', () => {
     const card = 'BEGIN:VCARD\nVERSION:4.0\nFN:Someone\nBDAY:circa 1800\nEND:VCARD\n';
 
-    expect(parseVcardRecords(card)).toEqual([
-      { label: 'card 1 (line 1)', fields: { name: 'Someone', birthday: 'circa 1800' } },
-    ]);
+    expect(parseVcardRecords(card)).toEqual([{ label: 'card 1 (line 1)', fields: { name: 'Someone', birthday: 'circa 1800' } }]);
   });
 
   it('gives no records for an empty file', () => {
@@ -258,9 +256,7 @@ describe('vCard records', () => {
 
 describe('vCard errors', () => {
   it('refuses text that is not a vCard', () => {
-    expect(() => parseVcardRecords('name,email\nAda,ada@example.com\n')).toThrow(
-      'line 1: expected BEGIN:VCARD, found "name,email"',
-    );
+    expect(() => parseVcardRecords('name,email\nAda,ada@example.com\n')).toThrow('line 1: expected BEGIN:VCARD, found "name,email"');
   });
 
   it('refuses a card without END:VCARD', () => {
@@ -299,8 +295,6 @@ describe('vCard errors', () => {
     const text = `BEGIN:VCARD\nFN:Ada\nEND:VCARD\nBEGIN:VCARD\nFN:Grace\nNOTE:${'x'.repeat(70_000)}\nEND:VCARD\n`;
     const path = await writeTemp('long-note.vcf', text);
 
-    await expect(readContactsFile(path)).rejects.toThrow(
-      'card 2 (line 4): field "description" is longer than 65536 characters',
-    );
+    await expect(readContactsFile(path)).rejects.toThrow('card 2 (line 4): field "description" is longer than 65536 characters');
   });
 });

@@ -32,14 +32,11 @@ describe('assertMergeAllowed refusals', () => {
     expectInputError(() => assertMergeAllowed(DUP, DUP, undefined, undefined), 'A contact cannot be merged into itself');
   });
 
-  it('refuses a duplicate that is not one of the owner\'s contacts', () => {
-    expectInputError(
-      () => assertMergeAllowed(DUP, SURV, undefined, listable(SURV)),
-      `Contact ${DUP} is not one of this user's contacts`,
-    );
+  it("refuses a duplicate that is not one of the owner's contacts", () => {
+    expectInputError(() => assertMergeAllowed(DUP, SURV, undefined, listable(SURV)), `Contact ${DUP} is not one of this user's contacts`);
   });
 
-  it('refuses a duplicate that is the owner\'s self row', () => {
+  it("refuses a duplicate that is the owner's self row", () => {
     expectInputError(
       () => assertMergeAllowed(DUP, SURV, selfRow(DUP), listable(SURV)),
       `Contact ${DUP} is the user's own self contact and cannot be merged`,
@@ -53,14 +50,11 @@ describe('assertMergeAllowed refusals', () => {
     );
   });
 
-  it('refuses a survivor that is not one of the owner\'s contacts', () => {
-    expectInputError(
-      () => assertMergeAllowed(DUP, SURV, listable(DUP), undefined),
-      `Contact ${SURV} is not one of this user's contacts`,
-    );
+  it("refuses a survivor that is not one of the owner's contacts", () => {
+    expectInputError(() => assertMergeAllowed(DUP, SURV, listable(DUP), undefined), `Contact ${SURV} is not one of this user's contacts`);
   });
 
-  it('refuses a survivor that is the owner\'s self row', () => {
+  it("refuses a survivor that is the owner's self row", () => {
     expectInputError(
       () => assertMergeAllowed(DUP, SURV, listable(DUP), selfRow(SURV)),
       `Contact ${SURV} is the user's own self contact and cannot be merged into`,
@@ -75,10 +69,7 @@ describe('assertMergeAllowed refusals', () => {
   });
 
   it('reports the duplicate first when both candidates are refused', () => {
-    expectInputError(
-      () => assertMergeAllowed(DUP, SURV, undefined, undefined),
-      `Contact ${DUP} is not one of this user's contacts`,
-    );
+    expectInputError(() => assertMergeAllowed(DUP, SURV, undefined, undefined), `Contact ${DUP} is not one of this user's contacts`);
     expectInputError(
       () => assertMergeAllowed(DUP, SURV, merged(DUP), selfRow(SURV)),
       `Contact ${DUP} is already merged into ${ELSEWHERE} and cannot be merged`,

@@ -3,7 +3,10 @@ import { PagedListing, type ListingState, type PageSource, type SortKey } from '
 
 /** A listing of `n` rows in memory; `version` changes on demand, and every call is recorded. */
 function memorySource(n: number) {
-  const rows: SortKey[] = Array.from({ length: n }, (_, i) => ({ created_at: `2024-01-01T00:00:${String(i).padStart(5, '0')}Z`, id: `id-${i}` }));
+  const rows: SortKey[] = Array.from({ length: n }, (_, i) => ({
+    created_at: `2024-01-01T00:00:${String(i).padStart(5, '0')}Z`,
+    id: `id-${i}`,
+  }));
   const calls: string[] = [];
   let version = 1;
   const state = (): ListingState => ({ version, total: rows.length });
@@ -110,7 +113,12 @@ describe('PagedListing', () => {
     const stormy: PageSource = { ...source, page: async (...args) => (bump(), page(...args)) };
     const listing = new PagedListing(stormy, { stride: 100 });
     expect(await read(listing, { limit: 2, offset: 10 })).toMatchObject({ data: ids(10, 2), returned: 2, total: 500, version: 5 });
-    expect(calls.filter((call) => call.startsWith('page'))).toEqual(['page(start+10)', 'page(start+10)', 'page(start+10)', 'page(start+10)']);
+    expect(calls.filter((call) => call.startsWith('page'))).toEqual([
+      'page(start+10)',
+      'page(start+10)',
+      'page(start+10)',
+      'page(start+10)',
+    ]);
   });
 
   describe('with a state TTL', () => {

@@ -139,17 +139,11 @@ describe('parsePageRequest rejects values out of bounds, naming the parameter', 
 
 describe('parsePageRequest rejects repeated parameters', () => {
   it('rejects limit given twice (an array)', () => {
-    expectInputError(
-      () => parsePageRequest({ limit: ['10', '20'] }),
-      'Query parameter "limit" must be given at most once',
-    );
+    expectInputError(() => parsePageRequest({ limit: ['10', '20'] }), 'Query parameter "limit" must be given at most once');
   });
 
   it('rejects offset given twice (an array)', () => {
-    expectInputError(
-      () => parsePageRequest({ offset: ['0', '0'] }),
-      'Query parameter "offset" must be given at most once',
-    );
+    expectInputError(() => parsePageRequest({ offset: ['0', '0'] }), 'Query parameter "offset" must be given at most once');
   });
 
   it('rejects an array even when it holds a single valid value', () => {

@@ -33,7 +33,10 @@ describe('createProgressBar', () => {
   it('redraws in place at most ten times a second, and ends its line when finished', () => {
     let clock = 0;
     const writes: string[] = [];
-    const bar = createProgressBar((text) => writes.push(text), () => clock);
+    const bar = createProgressBar(
+      (text) => writes.push(text),
+      () => clock,
+    );
     bar.setTotal(1000);
     for (let done = 1; done <= 1000; done++) {
       clock += 1; // one contact a millisecond: one second in all

@@ -8,9 +8,7 @@ describe('readContactsFile', () => {
   it('picks the format by extension whatever its case', async () => {
     const path = await writeTemp('CONTACTS.VCF', 'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ada Lovelace\r\nEND:VCARD\r\n');
 
-    expect(await readContactsFile(path)).toEqual([
-      { label: 'card 1 (line 1)', contact: { id: null, values: { name: 'Ada Lovelace' } } },
-    ]);
+    expect(await readContactsFile(path)).toEqual([{ label: 'card 1 (line 1)', contact: { id: null, values: { name: 'Ada Lovelace' } } }]);
   });
 
   it('ignores a UTF-8 byte order mark', async () => {

@@ -99,7 +99,11 @@ describe('withReadReplica fallback when the replica cannot answer', () => {
     replica.state.failure = refused;
     expect(await servedBy()).toBe('primary');
     expect(lines).toEqual([
-      { level: 'warn', details: { fallbacks: 1, reason: 'ECONNREFUSED' }, message: 'read replica unavailable; contact reads fall back to the primary' },
+      {
+        level: 'warn',
+        details: { fallbacks: 1, reason: 'ECONNREFUSED' },
+        message: 'read replica unavailable; contact reads fall back to the primary',
+      },
     ]);
   });
 
@@ -122,7 +126,9 @@ describe('withReadReplica fallback when the replica cannot answer', () => {
     expect(await servedBy()).toBe('replica');
     expect(await servedBy()).toBe('replica');
     expect(lines.at(-1)).toEqual({
-      level: 'info', details: { fallbacks: 1 }, message: 'read replica is answering again; contact reads go to it',
+      level: 'info',
+      details: { fallbacks: 1 },
+      message: 'read replica is answering again; contact reads go to it',
     });
   });
 
@@ -192,7 +198,10 @@ describe('DATABASE_READ_URL', () => {
   }
 
   it('is a PostgreSQL target beside a PostgreSQL DATABASE_URL, and null when unset or blank', () => {
-    expect(loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: replica }).databaseRead).toStrictEqual({ kind: 'postgres', url: replica });
+    expect(loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: replica }).databaseRead).toStrictEqual({
+      kind: 'postgres',
+      url: replica,
+    });
     expect(loadConfig({ DATABASE_URL: primary }).databaseRead).toBeNull();
     expect(loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: ' ' }).databaseRead).toBeNull();
   });

@@ -19,14 +19,12 @@ describe('parseScopes', () => {
     expect(parseScopes(text)).toEqual([]);
   });
 
-  it.each([
-    'contacts:read,contacts:read',
-    'contacts:read contacts:read',
-    ' contacts:read ,\tcontacts:read\n',
-    ',contacts:read,',
-  ])('removes duplicates and separators from %j', (text) => {
-    expect(parseScopes(text)).toEqual(['contacts:read']);
-  });
+  it.each(['contacts:read,contacts:read', 'contacts:read contacts:read', ' contacts:read ,\tcontacts:read\n', ',contacts:read,'])(
+    'removes duplicates and separators from %j',
+    (text) => {
+      expect(parseScopes(text)).toEqual(['contacts:read']);
+    },
+  );
 
   it.each([
     ['contacts:write', 'contacts:write'],

@@ -78,16 +78,42 @@ const LAST = ['smith', 'smithers', 'jones', 'annis', 'boyd', 'zola'];
 describe('searchSync', () => {
   it('returns what the ranking rule defines (rank, then list order), for any network, query and limit', () => {
     const contactArbitrary = fc.record({
-      name: fc.option(fc.tuple(fc.constantFrom(...FIRST), fc.constantFrom(...LAST)).map((words) => words.join(' ')), { nil: null }),
-      email: fc.option(fc.tuple(fc.constantFrom(...FIRST), fc.constantFrom('gmail', 'acme')).map(([first, host]) => `${first}@${host}.com`), { nil: null }),
+      name: fc.option(
+        fc.tuple(fc.constantFrom(...FIRST), fc.constantFrom(...LAST)).map((words) => words.join(' ')),
+        { nil: null },
+      ),
+      email: fc.option(
+        fc.tuple(fc.constantFrom(...FIRST), fc.constantFrom('gmail', 'acme')).map(([first, host]) => `${first}@${host}.com`),
+        { nil: null },
+      ),
       rest: fc.option(fc.constantFrom('Acme Labs', 'founder\nfriend', 'Smith & Sons', 'Zurich'), { nil: null }),
     });
-    const queryArbitrary = fc.constantFrom('a', 'an', 'ann', 'ann smith', 'smith', 'smi', 'bo', 'gmail', 'labs', 'founder', 'z', 'zed zola', 'nobody', 'ann@gmail.com');
+    const queryArbitrary = fc.constantFrom(
+      'a',
+      'an',
+      'ann',
+      'ann smith',
+      'smith',
+      'smi',
+      'bo',
+      'gmail',
+      'labs',
+      'founder',
+      'z',
+      'zed zola',
+      'nobody',
+      'ann@gmail.com',
+    );
     fc.assert(
-      fc.property(fc.array(contactArbitrary, { maxLength: 1500 }), queryArbitrary, fc.integer({ min: 1, max: 50 }), (values, query, limit) => {
-        const contacts = network(values);
-        expect(search(contacts, query, limit).ids).toEqual(bruteForce(contacts, query, limit));
-      }),
+      fc.property(
+        fc.array(contactArbitrary, { maxLength: 1500 }),
+        queryArbitrary,
+        fc.integer({ min: 1, max: 50 }),
+        (values, query, limit) => {
+          const contacts = network(values);
+          expect(search(contacts, query, limit).ids).toEqual(bruteForce(contacts, query, limit));
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -129,9 +155,15 @@ describe('searchSync', () => {
   });
 
   it('never loses a match an index lookup misses: it comes with the next rank, in list order', () => {
-    const contacts = network([...Array.from({ length: 2_000 }, (_, i) => ({ name: `Person ${i}`, rest: i === 1_500 ? 'ann' : null })), { name: 'Ann' }]);
+    const contacts = network([
+      ...Array.from({ length: 2_000 }, (_, i) => ({ name: `Person ${i}`, rest: i === 1_500 ? 'ann' : null })),
+      { name: 'Ann' },
+    ]);
     const { reads, matcher } = fakeReads(contacts, 'ann');
-    const blind: SearchReads<SearchCandidate> = { ...reads, lookup: (scope, after, max) => (scope === 'words' ? reads.lookup(scope, after, max) : { rows: [], looked: 0 }) };
+    const blind: SearchReads<SearchCandidate> = {
+      ...reads,
+      lookup: (scope, after, max) => (scope === 'words' ? reads.lookup(scope, after, max) : { rows: [], looked: 0 }),
+    };
     expect(searchSync(blind, matcher, 10).map((contact) => contact.id)).toEqual(['001500', '002000']);
   });
 
@@ -156,7 +188,19 @@ function wideNetwork(): SearchCandidate[] {
   );
 }
 
-const ADVERSARIAL_QUERIES = [...'abcdefghijklmnopqrstuvwxyz0', 'a 0', 'x y z', 'a b c d e f g h i j', 'e e e e', 'ma 0', 'an ab ac', 'gmail x', 'gmail 0', 'zebra a', 'labs 9'];
+const ADVERSARIAL_QUERIES = [
+  ...'abcdefghijklmnopqrstuvwxyz0',
+  'a 0',
+  'x y z',
+  'a b c d e f g h i j',
+  'e e e e',
+  'ma 0',
+  'an ab ac',
+  'gmail x',
+  'gmail 0',
+  'zebra a',
+  'labs 9',
+];
 
 describe('the candidate budget', () => {
   const contacts = wideNetwork();
@@ -176,14 +220,23 @@ describe('the candidate budget', () => {
     for (const query of ADVERSARIAL_QUERIES) {
       const matcher = searchMatcher(query);
       const ranked = search(contacts, query, 50).ids.map((id) => ({ id, rank: matcher.rank(contacts[Number(id)]!) }));
-      expect(ranked.every((entry) => entry.rank !== null), query).toBe(true);
+      expect(
+        ranked.every((entry) => entry.rank !== null),
+        query,
+      ).toBe(true);
       const sorted = [...ranked].sort((a, b) => a.rank! - b.rank! || a.id.localeCompare(b.id));
       expect(ranked, query).toEqual(sorted);
     }
   });
 
   it('still finds exact matches first, wherever they are in the list', () => {
-    const withExact = [...contacts, ...network([{ name: 'A' }, { name: 'X Y Z' }, { email: 'ma.0@example.com' }]).map((contact, i) => ({ ...contact, id: String(12_000 + i).padStart(6, '0') }))];
+    const withExact = [
+      ...contacts,
+      ...network([{ name: 'A' }, { name: 'X Y Z' }, { email: 'ma.0@example.com' }]).map((contact, i) => ({
+        ...contact,
+        id: String(12_000 + i).padStart(6, '0'),
+      })),
+    ];
     expect(search(withExact, 'a', 10).ids[0]).toBe('012000');
     expect(search(withExact, 'x y z', 10).ids[0]).toBe('012001');
     expect(search(withExact, 'ma 0 example com', 10).ids).toEqual(['012002']);
@@ -255,7 +308,10 @@ describe('searchAsync', () => {
         lookup: async (scope, after, max) => reads.lookup(scope, after, max),
         walk: async (after, count) => reads.walk(after, count),
       };
-      expect((await searchAsync(asyncReads, matcher, 10)).map((contact) => contact.id), query).toEqual(bruteForce(contacts, query, 10));
+      expect(
+        (await searchAsync(asyncReads, matcher, 10)).map((contact) => contact.id),
+        query,
+      ).toEqual(bruteForce(contacts, query, 10));
     }
   });
 });

@@ -1,9 +1,4 @@
-export {
-  ContactsClient,
-  type ContactsClientOptions,
-  type ContactsWalkOptions,
-  type ListContactsParams,
-} from './contacts-client.js';
+export { ContactsClient, type ContactsClientOptions, type ContactsWalkOptions, type ListContactsParams } from './contacts-client.js';
 export {
   AuthenticationError,
   BadRequestError,

@@ -78,30 +78,46 @@ describe('walkContacts', () => {
     const plain = new SimulatedListing(100);
     const everyone = plain.rows.map((row) => row.id);
     const plainIds: string[] = [];
-    for (let offset: number | null = 0; offset !== null; ) {
+    for (let offset: number | null = 0; offset !== null;) {
       mergeBehind(plain, offset);
       const page = plain.page(offset, 30);
       plainIds.push(...page.data.map((row) => row.id));
       offset = page.pagination.nextOffset;
     }
     const survivors = everyone.filter((id) => plain.rows.some((row) => row.id === id));
-    expect(survivors.filter((id) => !plainIds.includes(id)), 'plain paging skips rows').toHaveLength(12);
+    expect(
+      survivors.filter((id) => !plainIds.includes(id)),
+      'plain paging skips rows',
+    ).toHaveLength(12);
 
     const listing = new SimulatedListing(100);
-    const walked = await collect(walkContacts(async (offset, limit) => {
-      mergeBehind(listing, offset);
-      return listing.page(offset, limit);
-    }, { pageSize: 30 }));
-    expectExactlyOnce(walked, listing.rows.map((row) => row.id));
+    const walked = await collect(
+      walkContacts(
+        async (offset, limit) => {
+          mergeBehind(listing, offset);
+          return listing.page(offset, limit);
+        },
+        { pageSize: 30 },
+      ),
+    );
+    expectExactlyOnce(
+      walked,
+      listing.rows.map((row) => row.id),
+    );
   });
 
   it('rows inserted before the offset repeat nothing', async () => {
     const listing = new SimulatedListing(100);
     const original = listing.rows.map((row) => row.id);
-    const walked = await collect(walkContacts(async (offset, limit) => {
-      if (listing.requests === 1) for (let i = 0; i < 40; i++) listing.insert(BASE - 1000 + i);
-      return listing.page(offset, limit);
-    }, { pageSize: 30 }));
+    const walked = await collect(
+      walkContacts(
+        async (offset, limit) => {
+          if (listing.requests === 1) for (let i = 0; i < 40; i++) listing.insert(BASE - 1000 + i);
+          return listing.page(offset, limit);
+        },
+        { pageSize: 30 },
+      ),
+    );
     expectExactlyOnce(walked, original);
     expect(walked).toEqual(original);
   });
@@ -113,15 +129,23 @@ describe('walkContacts', () => {
       const merged = new Set<string>();
       const original = listing.rows.map((row) => row.id);
       const pageSize = 2 + Math.floor(random() * 40);
-      const walked = await collect(walkContacts(async (offset, limit) => {
-        for (let change = Math.floor(random() * 25); change > 0 && listing.rows.length > 0; change--) {
-          if (random() < 0.6) merged.add(listing.merge(Math.floor(random() * listing.rows.length)).id);
-          else listing.insert(random() < 0.5 ? BASE + Math.floor(random() * 3000) : Date.now());
-        }
-        return listing.page(offset, limit);
-      }, { pageSize }));
+      const walked = await collect(
+        walkContacts(
+          async (offset, limit) => {
+            for (let change = Math.floor(random() * 25); change > 0 && listing.rows.length > 0; change--) {
+              if (random() < 0.6) merged.add(listing.merge(Math.floor(random() * listing.rows.length)).id);
+              else listing.insert(random() < 0.5 ? BASE + Math.floor(random() * 3000) : Date.now());
+            }
+            return listing.page(offset, limit);
+          },
+          { pageSize },
+        ),
+      );
       try {
-        expectExactlyOnce(walked, original.filter((id) => !merged.has(id)));
+        expectExactlyOnce(
+          walked,
+          original.filter((id) => !merged.has(id)),
+        );
       } catch (error) {
         throw new Error(`seed ${seed}: ${(error as Error).message}`, { cause: error });
       }

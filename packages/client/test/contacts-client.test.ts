@@ -93,8 +93,12 @@ describe('ContactsClient.listContacts', () => {
     // Before: "Cannot read properties of undefined (reading 'trim')".
     expect(construct({ baseUrl: 'http://x' })).toThrow(/^ContactsClient: apiKey is required/);
     expect(construct({ baseUrl: 'http://x', apiKey: 42 })).toThrow(/^ContactsClient: apiKey is required/);
-    expect(construct({ apiKey: 'k' })).toThrow('ContactsClient: baseUrl must be an absolute http(s) URL such as https://contacts.example.com; got "undefined"');
-    expect(construct({ baseUrl: '/api', apiKey: 'k' })).toThrow(/^ContactsClient: baseUrl must be an absolute http\(s\) URL .*got "\/api"$/);
+    expect(construct({ apiKey: 'k' })).toThrow(
+      'ContactsClient: baseUrl must be an absolute http(s) URL such as https://contacts.example.com; got "undefined"',
+    );
+    expect(construct({ baseUrl: '/api', apiKey: 'k' })).toThrow(
+      /^ContactsClient: baseUrl must be an absolute http\(s\) URL .*got "\/api"$/,
+    );
     expect(construct({ baseUrl: 'localhost:3000', apiKey: 'k' })).toThrow(/^ContactsClient: baseUrl must be/);
     expect(construct(undefined)).toThrow('ContactsClient: options are required: { baseUrl, apiKey }');
     for (const options of [{ baseUrl: 'http://x' }, { apiKey: 'k' }, undefined]) {
@@ -103,7 +107,7 @@ describe('ContactsClient.listContacts', () => {
   });
 });
 
-describe('error mapping: one class per status, carrying the status and the server\'s error text', () => {
+describe("error mapping: one class per status, carrying the status and the server's error text", () => {
   const cases: [number, string, new (...args: never[]) => ContactsApiError][] = [
     [400, 'Query parameter "limit" must be a base-10 integer from 1 to 100; got "500"', BadRequestError],
     [401, 'Invalid or inactive API key', AuthenticationError],
@@ -143,7 +147,9 @@ describe('error mapping: one class per status, carrying the status and the serve
 
   it('a 200 whose body is not a page is an UnexpectedResponseError, not retried', async () => {
     const { fetch, requests } = scriptedFetch(json(200, { contacts: [] }));
-    const error = await clientWith(fetch).client.listContacts().catch((e: unknown) => e);
+    const error = await clientWith(fetch)
+      .client.listContacts()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect(requests).toHaveLength(1);
   });
@@ -177,7 +183,9 @@ describe('retries with jittered exponential backoff', () => {
 
   it('gives up after maxRetries with the last error', async () => {
     const { fetch, requests } = scriptedFetch(json(500, { error: 'first' }), json(500, { error: 'second' }), json(500, { error: 'third' }));
-    const error = await clientWith(fetch, { maxRetries: 2 }).client.listContacts().catch((e: unknown) => e);
+    const error = await clientWith(fetch, { maxRetries: 2 })
+      .client.listContacts()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServerError);
     expect(error).toMatchObject({ status: 500, serverMessage: 'third' });
     expect(requests).toHaveLength(3);
@@ -191,7 +199,9 @@ describe('retries with jittered exponential backoff', () => {
 
   it('a network failure that outlasts the retries is a NetworkError naming the cause', async () => {
     const { fetch } = scriptedFetch(connectionRefused(), connectionRefused());
-    const error = await clientWith(fetch, { maxRetries: 1 }).client.listContacts().catch((e: unknown) => e);
+    const error = await clientWith(fetch, { maxRetries: 1 })
+      .client.listContacts()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ status: undefined, message: 'cannot reach http://api.test: connect ECONNREFUSED 127.0.0.1:9' });
   });
@@ -244,7 +254,9 @@ describe('per-request timeout', () => {
       calls += 1;
       return hangingFetch(input, init);
     }) as typeof globalThis.fetch;
-    const error = await clientWith(fetch, { timeoutMs: 5, maxRetries: 1 }).client.listContacts().catch((e: unknown) => e);
+    const error = await clientWith(fetch, { timeoutMs: 5, maxRetries: 1 })
+      .client.listContacts()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toBe('no complete response from http://api.test within 5 ms');
@@ -262,7 +274,9 @@ describe('per-request timeout', () => {
       return Promise.resolve(new Response(body, { status: 200 }));
     };
     const { fetch } = scriptedFetch(stalledBody);
-    const error = await clientWith(fetch, { timeoutMs: 5, maxRetries: 0 }).client.listContacts().catch((e: unknown) => e);
+    const error = await clientWith(fetch, { timeoutMs: 5, maxRetries: 0 })
+      .client.listContacts()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
   });
 });
@@ -275,7 +289,7 @@ describe('AbortSignal cancels everything', () => {
     expect(requests).toHaveLength(0);
   });
 
-  it('aborting during a request rejects with the signal\'s reason and does not retry', async () => {
+  it("aborting during a request rejects with the signal's reason and does not retry", async () => {
     let calls = 0;
     const controller = new AbortController();
     const fetch = ((input: string | URL | Request, init?: RequestInit) => {
@@ -283,7 +297,9 @@ describe('AbortSignal cancels everything', () => {
       queueMicrotask(() => controller.abort());
       return hangingFetch(input, init);
     }) as typeof globalThis.fetch;
-    const error = await clientWith(fetch).client.listContacts({ signal: controller.signal }).catch((e: unknown) => e);
+    const error = await clientWith(fetch)
+      .client.listContacts({ signal: controller.signal })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DOMException);
     expect((error as DOMException).name).toBe('AbortError');
     expect(calls).toBe(1);

@@ -28,9 +28,7 @@ export function registerContactCommands(program: Command, io: CliIo): void {
     .requiredOption('--into <survivor-id>', 'the contact that stays')
     .option('--json', 'print one JSON object')
     .action(async (duplicateId: string, options: { user: string; into: string; json?: boolean }) => {
-      await withStore(io, async (store) =>
-        store.contacts.merge((await requireUser(store, options.user)).id, duplicateId, options.into),
-      );
+      await withStore(io, async (store) => store.contacts.merge((await requireUser(store, options.user)).id, duplicateId, options.into));
       print(io, options, { merged: duplicateId, into: options.into }, `Merged ${duplicateId} into ${options.into}`);
     });
 }

@@ -43,7 +43,8 @@ export function registerKeyCommands(program: Command, io: CliIo): void {
           `Key (shown only now; store it safely): ${key}`,
         ].join('\n'),
       );
-      if (!options.json && plan !== 'pro') io.stderr('note: this user is on the free plan; the key is refused (403) until the user is on pro\n');
+      if (!options.json && plan !== 'pro')
+        io.stderr('note: this user is on the free plan; the key is refused (403) until the user is on pro\n');
     });
 
   keys

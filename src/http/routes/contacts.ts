@@ -36,7 +36,9 @@ const listContactsSchema = {
     401: errorResponse('Missing, malformed, unknown, revoked or expired key: always `Invalid or inactive API key`.', {
       'WWW-Authenticate': { description: `Always \`${WWW_AUTHENTICATE}\`.`, type: 'string' },
     }),
-    403: errorResponse('The key lacks `contacts:read` (`API key lacks contacts:read`), or its user is not on the Pro plan (`API access requires a Pro plan`).'),
+    403: errorResponse(
+      'The key lacks `contacts:read` (`API key lacks contacts:read`), or its user is not on the Pro plan (`API access requires a Pro plan`).',
+    ),
     429: errorResponse(
       'The key made more requests this minute than its rate limit allows: `Rate limit exceeded`. Retry after `Retry-After` seconds. Requests refused with 401 or 403 do not count.',
       { ...RETRY_AFTER_HEADER, ...RATE_LIMIT_HEADERS },

@@ -1,28 +1,25 @@
 import Type, { type Static } from 'typebox';
 import { ContactSchema } from '../../domain/contact.js';
-import {
-  LIMIT_DEFAULT,
-  LIMIT_MAX,
-  LIMIT_MIN,
-  OFFSET_DEFAULT,
-  OFFSET_MAX,
-  OFFSET_MIN,
-} from '../../domain/pagination.js';
+import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, OFFSET_DEFAULT, OFFSET_MAX, OFFSET_MIN } from '../../domain/pagination.js';
 
 export const ListContactsQuerySchema = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({
-      minimum: LIMIT_MIN,
-      maximum: LIMIT_MAX,
-      default: LIMIT_DEFAULT,
-      description: `Page size, ${LIMIT_MIN} to ${LIMIT_MAX}. Base-10 digits only; given at most once.`,
-    })),
-    offset: Type.Optional(Type.Integer({
-      minimum: OFFSET_MIN,
-      maximum: OFFSET_MAX,
-      default: OFFSET_DEFAULT,
-      description: 'Number of contacts to skip. Base-10 digits only; given at most once. Past the end gives an empty page.',
-    })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: LIMIT_MIN,
+        maximum: LIMIT_MAX,
+        default: LIMIT_DEFAULT,
+        description: `Page size, ${LIMIT_MIN} to ${LIMIT_MAX}. Base-10 digits only; given at most once.`,
+      }),
+    ),
+    offset: Type.Optional(
+      Type.Integer({
+        minimum: OFFSET_MIN,
+        maximum: OFFSET_MAX,
+        default: OFFSET_DEFAULT,
+        description: 'Number of contacts to skip. Base-10 digits only; given at most once. Past the end gives an empty page.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

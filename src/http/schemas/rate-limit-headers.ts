@@ -5,7 +5,8 @@ export const RATE_LIMIT_HEADERS = {
     type: 'string',
   },
   RateLimit: {
-    description: 'What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown.',
+    description:
+      'What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown.',
     type: 'string',
   },
   'X-RateLimit-Limit': { description: 'Legacy form: requests allowed per window.', type: 'string' },

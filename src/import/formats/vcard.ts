@@ -29,13 +29,19 @@ function cardFields(card: Vcard): Record<string, unknown> {
   set('id', uuid(first(card, 'UID', text)));
   set('name', first(card, 'FN', text)?.value ?? first(card, 'N', fullName)?.value);
   set('email', preferred(card, 'EMAIL', text));
-  set('phone', preferred(card, 'TEL', (property) => text(property).replace(/^tel:/i, '')));
+  set(
+    'phone',
+    preferred(card, 'TEL', (property) => text(property).replace(/^tel:/i, '')),
+  );
   set('company', first(card, 'ORG', organization)?.value);
   set('title', first(card, 'TITLE', text)?.value);
   set('location', preferred(card, 'ADR', location));
   set('description', first(card, 'NOTE', text)?.value);
   set('birthday', birthday(first(card, 'BDAY', text)));
-  set('tags', card.properties.filter(({ name }) => name === 'CATEGORIES').flatMap(({ value }) => tags(value)));
+  set(
+    'tags',
+    card.properties.filter(({ name }) => name === 'CATEGORIES').flatMap(({ value }) => tags(value)),
+  );
   set('linkedin_url', linkedinUrl(card));
   return fields;
 }

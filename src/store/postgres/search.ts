@@ -108,7 +108,9 @@ export function postgresSearchReads(client: pg.PoolClient, ownerId: string, word
       });
       const last = rows.at(-1);
       return {
-        rows: rows.filter((row) => row.hit).map(({ position_at: _at, position: _position, walked: _walked, hit: _hit, ...contact }) => contact),
+        rows: rows
+          .filter((row) => row.hit)
+          .map(({ position_at: _at, position: _position, walked: _walked, hit: _hit, ...contact }) => contact),
         walked: last ? Number(last.walked) : 0,
         last: last ? { created_at: last.position_at, id: last.id } : null,
       };

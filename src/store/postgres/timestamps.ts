@@ -1,6 +1,5 @@
 /** timestamptz output in the ISO DateStyle: `2024-05-01 09:30:00.123456+00`, offset possibly `+05:30[:ss]`, maybe ` BC`. */
-const TIMESTAMPTZ_TEXT =
-  /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([+-]\d{2})(?::(\d{2}))?(?::(\d{2}))?( BC)?$/;
+const TIMESTAMPTZ_TEXT = /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([+-]\d{2})(?::(\d{2}))?(?::(\d{2}))?( BC)?$/;
 
 /**
  * Turns timestamptz text into the service's canonical form, ISO 8601 UTC with exactly milliseconds

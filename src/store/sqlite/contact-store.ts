@@ -41,7 +41,10 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
     private readonly writeLock: SqliteWriteLock,
     listingOptions: PagedListingOptions,
   ) {
-    super(sqlitePageSource(statements.db, (sql) => statements.get(sql)), listingOptions);
+    super(
+      sqlitePageSource(statements.db, (sql) => statements.get(sql)),
+      listingOptions,
+    );
   }
 
   async get(ownerId: string, id: string): Promise<FoundContact | null> {

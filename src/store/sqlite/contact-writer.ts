@@ -20,7 +20,9 @@ export class ContactWriter {
 
   write(write: ContactWrite): void {
     if (write.kind === 'insert') {
-      this.statements.get(INSERT_SQL).run(write.id, this.ownerId, ...CONTACT_VALUE_COLUMNS.map((column) => encodeValue(column, write.values[column])));
+      this.statements
+        .get(INSERT_SQL)
+        .run(write.id, this.ownerId, ...CONTACT_VALUE_COLUMNS.map((column) => encodeValue(column, write.values[column])));
       return;
     }
     const columns = CONTACT_VALUE_COLUMNS.filter((column) => column in write.values);

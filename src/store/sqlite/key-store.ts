@@ -21,7 +21,15 @@ export class SqliteKeyStore implements KeyStore {
           `INSERT INTO api_keys (id, owner_id, label, scopes, secret_hash, created_at, expires_at)
            VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${columnList(KEY_COLUMNS)}`,
         )
-        .get(newId(), canonicalId(key.ownerId), key.label, JSON.stringify(key.scopes), key.secretHash, new Date().toISOString(), key.expiresAt),
+        .get(
+          newId(),
+          canonicalId(key.ownerId),
+          key.label,
+          JSON.stringify(key.scopes),
+          key.secretHash,
+          new Date().toISOString(),
+          key.expiresAt,
+        ),
     );
     return keyFromRow(row as Row);
   }

@@ -26,11 +26,29 @@ const charOf = (marker: string) => `char(${marker.codePointAt(0)})`;
  * brackets), trimmed so that the lead marker touches that word.
  */
 const LEADING_PUNCTUATION = [
-  [0x09, 0x0a], [0x0d, 0x0d], [0x20, 0x2f], [0x3a, 0x40], [0x5b, 0x60], [0x7b, 0x7e], [0xa0, 0xa9], [0xab, 0xb1],
-  [0xb4, 0xb4], [0xb6, 0xb8], [0xbb, 0xbb], [0xbf, 0xbf], [0x2000, 0x206f], [0x3000, 0x3004], [0x3008, 0x3020],
+  [0x09, 0x0a],
+  [0x0d, 0x0d],
+  [0x20, 0x2f],
+  [0x3a, 0x40],
+  [0x5b, 0x60],
+  [0x7b, 0x7e],
+  [0xa0, 0xa9],
+  [0xab, 0xb1],
+  [0xb4, 0xb4],
+  [0xb6, 0xb8],
+  [0xbb, 0xbb],
+  [0xbf, 0xbf],
+  [0x2000, 0x206f],
+  [0x3000, 0x3004],
+  [0x3008, 0x3020],
 ].flatMap(([first, last]) => Array.from({ length: last! - first! + 1 }, (_, offset) => first! + offset));
 /** Symbols a value may start with once trimmed: currency, arrows to dingbats, enclosed CJK, emoji. */
-const LEADING_SYMBOLS = [[0x20a0, 0x20cf], [0x2190, 0x2bff], [0x3200, 0x33ff], [0x1f000, 0x1faff]];
+const LEADING_SYMBOLS = [
+  [0x20a0, 0x20cf],
+  [0x2190, 0x2bff],
+  [0x3200, 0x33ff],
+  [0x1f000, 0x1faff],
+];
 
 /**
  * How a migration writes the search index's SQL. Migration 4 wrote it for the SQLite the service bundles; from
@@ -56,8 +74,9 @@ const SEARCH_INDEX_SQL_4: SearchIndexSql = {
 const MAX_FUNCTION_ARGS = 127;
 const SEARCH_INDEX_SQL_6: SearchIndexSql = {
   characters: (codes) =>
-    Array.from({ length: Math.ceil(codes.length / MAX_FUNCTION_ARGS) }, (_, call) =>
-      `char(${codes.slice(call * MAX_FUNCTION_ARGS, (call + 1) * MAX_FUNCTION_ARGS).join(', ')})`,
+    Array.from(
+      { length: Math.ceil(codes.length / MAX_FUNCTION_ARGS) },
+      (_, call) => `char(${codes.slice(call * MAX_FUNCTION_ARGS, (call + 1) * MAX_FUNCTION_ARGS).join(', ')})`,
     ).join(' || '),
   // concat_ws came with SQLite 3.44.
   spaced: (first, rest) => [first, ...rest.map((part) => `coalesce(' ' || ${part}, '')`)].join('\n    || '),
@@ -148,7 +167,9 @@ const OWNER_LISTING_CONTACT_TRIGGERS = `CREATE TRIGGER owner_listing_insert AFTE
       END;`;
 
 /** The triggers that keep the search index in step with contacts (migration 4; migrations 5 and 6 recreate them). */
-const contactWordsTriggers = (sql: SearchIndexSql) => `CREATE TRIGGER contact_words_insert AFTER INSERT ON contacts WHEN ${LISTABLE_NEW} BEGIN
+const contactWordsTriggers = (
+  sql: SearchIndexSql,
+) => `CREATE TRIGGER contact_words_insert AFTER INSERT ON contacts WHEN ${LISTABLE_NEW} BEGIN
         INSERT INTO contact_words (rowid, name, email, other) VALUES (new.rowid, ${searchIndexText('new.', sql)});
       END;
       CREATE TRIGGER contact_words_update

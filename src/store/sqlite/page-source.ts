@@ -36,7 +36,11 @@ export function sqlitePageSource(db: Database.Database, prepare: (sql: string) =
   const readPage = db.transaction((ownerId: string, from: SortKey | null, skip: number, limit: number) => {
     const parameters = { owner: ownerId, skip, limit };
     const rows = (
-      from === null ? prepare(FROM_START_SQL).pluck().all(parameters) : prepare(FROM_KEY_SQL).pluck().all({ ...parameters, ...from })
+      from === null
+        ? prepare(FROM_START_SQL).pluck().all(parameters)
+        : prepare(FROM_KEY_SQL)
+            .pluck()
+            .all({ ...parameters, ...from })
     ) as string[];
     return { state: readState(ownerId), data: `[${rows.join(',')}]`, returned: rows.length };
   });
@@ -53,4 +57,3 @@ export function sqlitePageSource(db: Database.Database, prepare: (sql: string) =
     },
   };
 }
-

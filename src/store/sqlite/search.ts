@@ -58,7 +58,9 @@ function matchExpression(scope: SearchScope, ownerId: string, words: readonly st
     }
     case 'words':
       // The first word of a name or an email is indexed with the lead marker glued on.
-      return [owner, ...lookupWords(words).map((word) => `(${ftsString(word)} * OR ${ftsString(SEARCH_MARKERS.lead + word)} *)`)].join(' AND ');
+      return [owner, ...lookupWords(words).map((word) => `(${ftsString(word)} * OR ${ftsString(SEARCH_MARKERS.lead + word)} *)`)].join(
+        ' AND ',
+      );
   }
 }
 
