@@ -44,6 +44,11 @@ export interface Config {
    * on every request.
    */
   readonly listingCacheTtlMs: number;
+  /**
+   * CHANGES_RETENTION_DAYS (default 30, 1 to 3650): how long the change feed keeps changes. A sync token older than
+   * this gets 410, and the server prunes what no live token can still need.
+   */
+  readonly changesRetentionDays: number;
   /** DB_STATEMENT_TIMEOUT_MS (default 5000): PostgreSQL statement_timeout, SQLite busy_timeout, for the server. */
   readonly dbStatementTimeoutMs: number;
   /** SHUTDOWN_TIMEOUT_MS (default 10000): on SIGTERM/SIGINT, in-flight requests get this long before exit(1). */
@@ -81,6 +86,7 @@ export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 export const DEFAULT_KEY_CACHE_TTL_MS = 500;
 export const DEFAULT_LISTING_CACHE_TTL_MS = 250;
+export const DEFAULT_CHANGES_RETENTION_DAYS = 30;
 export const DEFAULT_WORKER_HEAP_MB = 128;
 /** Changes made with the CLI must reach a running server within one second. */
 const MAX_CACHE_TTL_MS = 900;
@@ -115,6 +121,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCacheTtlMs: read('KEY_CACHE_TTL_MS', () => parseInteger(env.KEY_CACHE_TTL_MS, DEFAULT_KEY_CACHE_TTL_MS, 0, MAX_CACHE_TTL_MS)),
     listingCacheTtlMs: read('LISTING_CACHE_TTL_MS', () =>
       parseInteger(env.LISTING_CACHE_TTL_MS, DEFAULT_LISTING_CACHE_TTL_MS, 0, MAX_CACHE_TTL_MS),
+    ),
+    changesRetentionDays: read('CHANGES_RETENTION_DAYS', () =>
+      parseInteger(env.CHANGES_RETENTION_DAYS, DEFAULT_CHANGES_RETENTION_DAYS, 1, 3650),
     ),
     requestTimeoutMs: read('REQUEST_TIMEOUT_MS', () => parseInteger(env.REQUEST_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, 1, HOUR_MS)),
     dbStatementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', () =>

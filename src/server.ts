@@ -18,6 +18,7 @@ import type { RequestCounter } from './rate-limit/request-counter.js';
 import { openStore } from './store/open-store.js';
 import { withReadReplica } from './store/read-replica.js';
 import type { Store } from './store/store.js';
+import { pruneChangesPeriodically } from './store/change-pruning.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -98,6 +99,7 @@ export async function startServer(
       apiKeyPrefix: config.apiKeyPrefix,
       logger,
       metrics,
+      changesRetentionDays: config.changesRetentionDays,
       ...(options.worker
         ? { metricsSource: { contentType: metrics.registry.contentType, metrics: () => askPrimary<string>({ kind: 'metrics' }) } }
         : {}),
@@ -115,6 +117,7 @@ export async function startServer(
     }
     const url = await app.listen({ host: listen.host, port: listen.port });
     const inflight = countInflightRequests(app.server);
+    const stopPruning = pruneChangesPeriodically(store, config.changesRetentionDays, logger);
     return {
       app,
       store,
@@ -127,6 +130,7 @@ export async function startServer(
         const sweep = setInterval(() => {
           if (inflight() === 0) app.server.closeAllConnections();
         }, 50);
+        stopPruning();
         try {
           await app.close();
         } finally {

@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Authenticator } from '../auth/authenticator.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, type TrustProxy } from '../config.js';
+import { DEFAULT_CHANGES_RETENTION_DAYS, DEFAULT_REQUEST_TIMEOUT_MS, type TrustProxy } from '../config.js';
 import type { RequestCounter } from '../rate-limit/request-counter.js';
 import type { Store } from '../store/store.js';
 import { handleClientError } from './client-error.js';
@@ -15,12 +15,15 @@ import { trackAllowedMethods } from './method-not-allowed.js';
 import { openApiOptions } from './openapi-document.js';
 import { createRateLimiter, noRateLimiter } from './rate-limit.js';
 import { echoRequestId, requestIdOf } from './request-id.js';
+import { registerChangeRoutes } from './routes/changes.js';
 import { registerContactRoutes } from './routes/contacts.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMcpRoute } from './routes/mcp.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
 import { addSecurityHeaders } from './security-headers.js';
+
+const DAY_MS = 86_400_000;
 
 export interface AppDependencies {
   store: Store;
@@ -32,6 +35,8 @@ export interface AppDependencies {
   metrics?: Metrics;
   /** What GET /metrics serves, when not this app's own registry (a cluster worker serves every worker's). */
   metricsSource?: MetricsSource;
+  /** How long the change feed's tokens stay followable; default 30 days (CHANGES_RETENTION_DAYS). */
+  changesRetentionDays?: number;
   /** Requests per key per minute and where they are counted; omitted (or 0 per minute) = no rate limit. */
   rateLimit?: { perMinute: number; counter: RequestCounter };
   http?: Partial<HttpOptions>;
@@ -95,6 +100,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await registerAuthorizedRoutes(app, { authenticator: deps.authenticator, rateLimiter }, (api) => {
     registerContactRoutes(api, { contacts: deps.store.contacts });
     registerMcpRoute(api, { contacts: deps.store.contacts, rateLimiter });
+    const retentionDays = deps.changesRetentionDays ?? DEFAULT_CHANGES_RETENTION_DAYS;
+    registerChangeRoutes(api, { contacts: deps.store.contacts, retentionMs: retentionDays * DAY_MS });
   });
   registerHealthRoutes(app, { store: deps.store });
   registerOpenApiRoute(app);

@@ -66,7 +66,12 @@ export function withReadReplica(primary: Store, replica: Store, options: ReadRep
       search: (ownerId, query, limit) => read((contacts) => contacts.search(ownerId, query, limit)),
       importContacts: (ownerId, records) => primary.contacts.importContacts(ownerId, records),
       merge: (ownerId, duplicateId, survivorId) => primary.contacts.merge(ownerId, duplicateId, survivorId),
+      delete: (ownerId, ids) => primary.contacts.delete(ownerId, ids),
+      // The change feed reads the primary: a token taken from it must never run ahead of the copy it is followed on.
+      changeLog: (ownerId) => primary.contacts.changeLog(ownerId),
+      readChanges: (ownerId, after, limit) => primary.contacts.readChanges(ownerId, after, limit),
     },
+    pruneChanges: (before, maxRows) => primary.pruneChanges(before, maxRows),
     migrate: () => primary.migrate(),
     bulkImport: (users, batches) => primary.bulkImport(users, batches),
     // Ready means the primary answers: keys are checked there, and reads fall back to it.

@@ -1,3 +1,4 @@
+import type { ChangeLogState, ChangePosition } from '../domain/changes.js';
 import type { Contact } from '../domain/contact.js';
 import type { ValidContactInput } from '../domain/contact-input.js';
 import type { PageRequest } from '../domain/pagination.js';
@@ -101,6 +102,20 @@ export interface ContactPageJson {
   version: number;
 }
 
+/** A contact in an owner's change log, with its state now (`json` is its API JSON while it is listable). */
+export interface ChangeRecord {
+  contactId: string;
+  seq: number;
+  changedAt: string;
+  state: { kind: 'listable'; json: string } | { kind: 'merged'; mergedInto: string } | { kind: 'gone' };
+}
+
+/** The owner's change log after a position, read in one snapshot with the log's state. */
+export interface ChangeRead {
+  log: ChangeLogState;
+  records: ChangeRecord[];
+}
+
 export interface ContactStore {
   /** Listable contacts (not merged, not the self row) ordered by created_at, then id. */
   listPage(ownerId: string, page: PageRequest): Promise<ContactPage>;
@@ -124,6 +139,15 @@ export interface ContactStore {
   importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<number>;
   /** Soft-merges `duplicateId` into `survivorId`; both must be the owner's listable contacts. */
   merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void>;
+  /**
+   * Deletes the owner's contacts (listable or merged), with the duplicates merged into them, in one transaction.
+   * Throws InputError naming an id that is not one of the owner's contacts (the self row included); nothing is deleted then.
+   */
+  delete(ownerId: string, ids: readonly string[]): Promise<number>;
+  /** Where the owner's change log stands. */
+  changeLog(ownerId: string): Promise<ChangeLogState>;
+  /** At most `limit` contacts whose last change comes after `after`, in change order, with the log's state. */
+  readChanges(ownerId: string, after: ChangePosition, limit: number): Promise<ChangeRead>;
 }
 
 export interface Store {
@@ -133,6 +157,11 @@ export interface Store {
   readonly contacts: ContactStore;
   /** Applies pending migrations; safe to call from several processes at once. Returns versions applied. */
   migrate(): Promise<number[]>;
+  /**
+   * Removes change-log rows last changed before `before`, at most `maxRows` of them, and returns how many went.
+   * Never waits for a lock: on SQLite it does nothing while another connection writes.
+   */
+  pruneChanges(before: string, maxRows: number): Promise<number>;
   /** Resolves when the database answers a trivial query (readiness); rejects when it can't. */
   ping(): Promise<void>;
   /** The connection pool's use, for metrics; absent when the store has no pool. */

@@ -263,4 +263,29 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
       expect((await listAll(other.id)).total).toBe(1);
     });
   });
+
+  describe('delete', () => {
+    it('deletes contacts with the duplicates merged into them, all or nothing', async () => {
+      const owner = await newUser();
+      await cliJson(
+        url(),
+        'contacts',
+        'import',
+        '--user',
+        owner.id,
+        writeTempFile('d.json', JSON.stringify(['A', 'B', 'C'].map((name) => ({ name })))),
+      );
+      const [a, b, c] = (await listAll(owner.id)).contacts.map((contact) => contact.id) as [string, string, string];
+      await cliJson(url(), 'contacts', 'merge', '--user', owner.id, b, '--into', a);
+      const refused = await cli(url(), 'contacts', 'delete', '--user', owner.email, c, '00000000-0000-4000-8000-000000000000');
+      expect(refused).toMatchObject({
+        code: 1,
+        stderr: "error: Contact 00000000-0000-4000-8000-000000000000 is not one of this user's contacts\n",
+      });
+      expect((await listAll(owner.id)).contacts.map((contact) => contact.id)).toEqual([a, c]);
+      expect(await cliJson(url(), 'contacts', 'delete', '--user', owner.email, a)).toEqual({ deleted: 1 });
+      expect((await listAll(owner.id)).contacts.map((contact) => contact.id)).toEqual([c]);
+      expect(await db().store.contacts.get(owner.id, b)).toBeNull();
+    });
+  });
 });

@@ -1,69 +1,18 @@
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Contact } from '../../src/domain/contact.js';
 import { newId } from '../../src/domain/ids.js';
 import { paginationOf } from '../../src/domain/pagination.js';
 import { CONTACT_COLUMNS, columnKind } from '../../src/store/columns.js';
 import { contactFromRow, type ContactRow } from '../../src/store/contact-row.js';
-import { parseDatabaseUrl } from '../../src/store/open-store.js';
-import { parseTimestamptz } from '../../src/store/postgres/timestamps.js';
 import type { Store } from '../../src/store/store.js';
-import { describeEachBackend, type TestDatabase } from '../support/backends.js';
+import { describeEachBackend } from '../support/backends.js';
+import { openOtherConnection, type OtherConnection } from '../support/other-connection.js';
 import { contactRecord, createKey, createUser, importNumberedContacts } from '../support/seed.js';
 
 const NETWORK = 1500;
 const STRIDE_EDGES = [0, 199, 200, 201, 777, 1400];
 const LIMITS = [1, 50, 100];
 const LISTABLE = 'owner_id = ? AND merged_into IS NULL AND NOT is_self';
-
-/**
- * Another connection to the same database, outside the store: what an operator's SQL session or another process
- * does. SQL is written once with `?` placeholders, in the subset both dialects share.
- */
-interface OtherConnection {
-  run(sql: string, ...params: unknown[]): Promise<void>;
-  rows<T>(sql: string, ...params: unknown[]): Promise<T[]>;
-  /** created_at text for `millis` plus `micros` microseconds; SQLite's canonical text keeps milliseconds, so drops them. */
-  instant(millis: number, micros: number): string;
-  close(): Promise<void>;
-}
-
-async function openOtherConnection(database: TestDatabase): Promise<OtherConnection> {
-  const target = parseDatabaseUrl(database.databaseUrl);
-  if (target.kind === 'sqlite') {
-    const db = new Database(target.path);
-    db.pragma('busy_timeout = 5000');
-    return {
-      run: async (sql, ...params) => {
-        db.prepare(sql).run(...params);
-      },
-      rows: async <T>(sql: string, ...params: unknown[]) => db.prepare(sql).all(...params) as T[],
-      instant: (millis) => new Date(millis).toISOString(),
-      close: async () => {
-        db.close();
-      },
-    };
-  }
-  // Timestamps decoded exactly as the store did before the listing was built in the database.
-  const client = new pg.Client({
-    connectionString: target.url,
-    types: { getTypeParser: (oid, format) => (oid === 1184 ? parseTimestamptz : pg.types.getTypeParser(oid, format)) },
-  });
-  await client.connect();
-  const numbered = (sql: string) => {
-    let parameter = 0;
-    return sql.replace(/\?/g, () => `$${(parameter += 1)}`);
-  };
-  return {
-    run: async (sql, ...params) => {
-      await client.query(numbered(sql), params);
-    },
-    rows: async <T>(sql: string, ...params: unknown[]) => (await client.query(numbered(sql), params)).rows as T[],
-    instant: (millis, micros) => `${new Date(millis).toISOString().slice(0, -1)}${String(micros).padStart(3, '0')}Z`,
-    close: () => client.end(),
-  };
-}
 
 /** The page as a plain query computes it from scratch: OFFSET over the listable rows, decoded to the API shape. */
 async function pageFromScratch(other: OtherConnection, ownerId: string, offset: number, limit: number): Promise<Contact[]> {

@@ -27,6 +27,7 @@ describe('loadConfig defaults', () => {
       workers: null,
       keyCacheTtlMs: 500,
       listingCacheTtlMs: 250,
+      changesRetentionDays: 30,
       workerHeapMb: 128,
       dbStatementTimeoutMs: 5_000,
       shutdownTimeoutMs: 10_000,

@@ -24,6 +24,9 @@ function fakeStore(name: string) {
     search: () => answer('search', [{ id: name } as Contact]),
     importContacts: () => answer('importContacts', 1),
     merge: () => answer('merge', undefined),
+    delete: () => answer('delete', 1),
+    changeLog: () => answer('changeLog', { currentSeq: 1, changesFrom: 0 }),
+    readChanges: () => answer('readChanges', { log: { currentSeq: 1, changesFrom: 0 }, records: [] }),
   };
   const store = {
     kind: 'postgres',
@@ -32,6 +35,7 @@ function fakeStore(name: string) {
     contacts,
     bulkImport: () => answer('bulkImport', { usersCreated: 0, contacts: 0 }),
     migrate: () => answer('migrate', [1]),
+    pruneChanges: () => answer('pruneChanges', 0),
     ping: () => answer('ping', undefined),
     close: async () => {
       state.closed = true;

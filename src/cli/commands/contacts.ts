@@ -4,7 +4,7 @@ import { requireUser, withStore } from '../context.js';
 import { print, type CliIo } from '../io.js';
 
 export function registerContactCommands(program: Command, io: CliIo): void {
-  const contacts = program.command('contacts').description('import and merge contacts');
+  const contacts = program.command('contacts').description('import, merge and delete contacts');
 
   contacts
     .command('import')
@@ -30,5 +30,16 @@ export function registerContactCommands(program: Command, io: CliIo): void {
     .action(async (duplicateId: string, options: { user: string; into: string; json?: boolean }) => {
       await withStore(io, async (store) => store.contacts.merge((await requireUser(store, options.user)).id, duplicateId, options.into));
       print(io, options, { merged: duplicateId, into: options.into }, `Merged ${duplicateId} into ${options.into}`);
+    });
+
+  contacts
+    .command('delete')
+    .description('delete contacts, with the duplicates merged into them; all or nothing')
+    .requiredOption('--user <email|id>', 'the contacts’ owner')
+    .argument('<contact-id...>', 'the contacts to delete')
+    .option('--json', 'print one JSON object')
+    .action(async (ids: string[], options: { user: string; json?: boolean }) => {
+      const deleted = await withStore(io, async (store) => store.contacts.delete((await requireUser(store, options.user)).id, ids));
+      print(io, options, { deleted }, `Deleted ${deleted} contact${deleted === 1 ? '' : 's'}`);
     });
 }

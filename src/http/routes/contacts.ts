@@ -1,16 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { WWW_AUTHENTICATE } from '../../auth/authenticator.js';
 import { parsePageRequest, type PageRequest } from '../../domain/pagination.js';
 import type { ContactStore } from '../../store/store.js';
 import { errorResponse } from '../schemas/common.js';
 import { ContactListResponseSchema, ListContactsQuerySchema } from '../schemas/contact-list.js';
-import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '../schemas/rate-limit-headers.js';
+import { AUTHORIZED_ERROR_RESPONSES, NO_STORE_HEADER } from '../schemas/authorized-responses.js';
+import { RATE_LIMIT_HEADERS } from '../schemas/rate-limit-headers.js';
 import { principalOf } from '../authorize.js';
 
 export const CONTACTS_PATH = '/api/v1/contacts';
-
-const noStore = { description: 'Always `no-store`: contact data is private.', type: 'string' };
 
 const listContactsSchema = {
   operationId: 'listContacts',
@@ -28,22 +26,16 @@ const listContactsSchema = {
   security: [{ bearerAuth: [] }],
   querystring: ListContactsQuerySchema,
   response: {
-    200: { ...ContactListResponseSchema, description: 'A page of contacts.', headers: { 'Cache-Control': noStore, ...RATE_LIMIT_HEADERS } },
+    200: {
+      ...ContactListResponseSchema,
+      description: 'A page of contacts.',
+      headers: { 'Cache-Control': NO_STORE_HEADER, ...RATE_LIMIT_HEADERS },
+    },
     400: errorResponse(
       '`limit` or `offset` is not a base-10 integer within bounds or is repeated, or an unknown query parameter was sent.',
       RATE_LIMIT_HEADERS,
     ),
-    401: errorResponse('Missing, malformed, unknown, revoked or expired key: always `Invalid or inactive API key`.', {
-      'WWW-Authenticate': { description: `Always \`${WWW_AUTHENTICATE}\`.`, type: 'string' },
-    }),
-    403: errorResponse(
-      'The key lacks `contacts:read` (`API key lacks contacts:read`), or its user is not on the Pro plan (`API access requires a Pro plan`).',
-    ),
-    429: errorResponse(
-      'The key made more requests this minute than its rate limit allows: `Rate limit exceeded`. Retry after `Retry-After` seconds. Requests refused with 401 or 403 do not count.',
-      { ...RETRY_AFTER_HEADER, ...RATE_LIMIT_HEADERS },
-    ),
-    500: errorResponse('Server error; temporary. The body never carries internals.'),
+    ...AUTHORIZED_ERROR_RESPONSES,
   },
 } as const;
 

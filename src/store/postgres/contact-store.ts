@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import type { Contact } from '../../domain/contact.js';
+import type { ChangeLogState, ChangePosition } from '../../domain/changes.js';
+import { assertAllOwned, idsToDelete } from '../../domain/contact-deletion.js';
 import { InputError } from '../../domain/errors.js';
 import { canonicalId } from '../../domain/ids.js';
 import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
@@ -11,7 +13,8 @@ import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchAsync } from '../search-plan.js';
-import type { ContactStore, FoundContact, ImportRecord } from '../store.js';
+import type { ChangeRead, ContactStore, FoundContact, ImportRecord } from '../store.js';
+import { postgresChangeLog, postgresReadChanges } from './changes.js';
 import { ContactWriter, findExisting } from './contact-writer.js';
 import { mergeContacts } from './merge.js';
 import { postgresPageSource } from './page-source.js';
@@ -130,5 +133,30 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
       await lockOwnerListing(client, ownerId);
       await mergeContacts(client, ownerId, duplicateId, survivorId, new Date().toISOString());
     });
+  }
+
+  async delete(ownerId: string, ids: readonly string[]): Promise<number> {
+    const wanted = idsToDelete(ids);
+    return inTransaction(this.pool, async (client) => {
+      await lockOwnerListing(client, ownerId);
+      const { rows } = await client.query<{ id: string }>(
+        'SELECT id FROM contacts WHERE owner_id = $1::uuid AND id = ANY($2::uuid[]) AND NOT is_self',
+        [ownerId, wanted],
+      );
+      assertAllOwned(wanted, new Set(rows.map((row) => row.id)));
+      await client.query('DELETE FROM contacts WHERE owner_id = $1::uuid AND (id = ANY($2::uuid[]) OR merged_into = ANY($2::uuid[]))', [
+        ownerId,
+        wanted,
+      ]);
+      return wanted.length;
+    });
+  }
+
+  async changeLog(ownerId: string): Promise<ChangeLogState> {
+    return postgresChangeLog(this.pool, ownerId);
+  }
+
+  async readChanges(ownerId: string, after: ChangePosition, limit: number): Promise<ChangeRead> {
+    return postgresReadChanges(this.pool, ownerId, after, limit);
   }
 }

@@ -311,4 +311,97 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         GENERATED ALWAYS AS (contacts_api_json(${CONTACT_COLUMNS.join(', ')})) STORED;
     `,
   },
+  {
+    version: 6,
+    name: 'change feed',
+    // The change feed (GET /api/v1/contacts/changes) reads contact_changes: one row per contact an owner's statements
+    // touched, holding the owner's change_seq at its last change. The seq is taken under the owner_listing row lock,
+    // held to commit, so one owner's seqs commit in order and a reader that has seen seq S has seen every change up to
+    // it: a sequence would hand out numbers in call order, not commit order, and a reader could step over a change
+    // still in flight. The listing trigger's function is replaced, so both are updated under one lock, owners in id
+    // order as before. Self rows are never recorded. changes_from is the first seq the log is complete from: TRUNCATE
+    // cannot say which contacts it removed, so it moves changes_from past every token (410, list again).
+    sql: `
+      ALTER TABLE owner_listing ADD COLUMN change_seq bigint NOT NULL DEFAULT 0;
+      ALTER TABLE owner_listing ADD COLUMN changes_from bigint NOT NULL DEFAULT 0;
+
+      CREATE TABLE contact_changes (
+        owner_id    uuid NOT NULL,
+        contact_id  uuid NOT NULL,
+        seq         bigint NOT NULL,
+        changed_at  timestamptz NOT NULL,
+        PRIMARY KEY (owner_id, contact_id)
+      );
+      CREATE INDEX contact_changes_feed ON contact_changes (owner_id, seq, contact_id);
+      CREATE INDEX contact_changes_age ON contact_changes (changed_at);
+
+      CREATE OR REPLACE FUNCTION owner_listing_contacts_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        changes refcursor;
+        change record;
+        owner_seq bigint;
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          OPEN changes FOR SELECT owner_id, count(*) FILTER (WHERE merged_into IS NULL AND NOT is_self) AS delta
+            FROM new_rows GROUP BY owner_id ORDER BY owner_id;
+        ELSIF TG_OP = 'DELETE' THEN
+          OPEN changes FOR SELECT owner_id, -count(*) FILTER (WHERE merged_into IS NULL AND NOT is_self) AS delta
+            FROM old_rows GROUP BY owner_id ORDER BY owner_id;
+        ELSE
+          OPEN changes FOR SELECT owner_id, sum(delta) AS delta FROM (
+              SELECT owner_id, (merged_into IS NULL AND NOT is_self)::integer AS delta FROM new_rows
+              UNION ALL
+              SELECT owner_id, -(merged_into IS NULL AND NOT is_self)::integer FROM old_rows
+            ) moved GROUP BY owner_id ORDER BY owner_id;
+        END IF;
+        LOOP
+          FETCH changes INTO change;
+          EXIT WHEN NOT FOUND;
+          UPDATE owner_listing SET version = version + 1, total = total + change.delta, change_seq = change_seq + 1
+            WHERE owner_id = change.owner_id RETURNING change_seq INTO owner_seq;
+          -- No listing row: the owner is being deleted, and the owner's changes with it.
+          IF owner_seq IS NULL THEN
+            CONTINUE;
+          ELSIF TG_OP = 'INSERT' THEN
+            INSERT INTO contact_changes (owner_id, contact_id, seq, changed_at)
+              SELECT owner_id, id, owner_seq, statement_timestamp() FROM new_rows WHERE owner_id = change.owner_id AND NOT is_self
+              ON CONFLICT (owner_id, contact_id) DO UPDATE SET seq = EXCLUDED.seq, changed_at = EXCLUDED.changed_at;
+          ELSIF TG_OP = 'DELETE' THEN
+            INSERT INTO contact_changes (owner_id, contact_id, seq, changed_at)
+              SELECT owner_id, id, owner_seq, statement_timestamp() FROM old_rows WHERE owner_id = change.owner_id AND NOT is_self
+              ON CONFLICT (owner_id, contact_id) DO UPDATE SET seq = EXCLUDED.seq, changed_at = EXCLUDED.changed_at;
+          ELSE
+            INSERT INTO contact_changes (owner_id, contact_id, seq, changed_at)
+              SELECT change.owner_id, id, owner_seq, statement_timestamp() FROM (
+                SELECT id, is_self FROM new_rows WHERE owner_id = change.owner_id
+                UNION
+                SELECT id, is_self FROM old_rows WHERE owner_id = change.owner_id
+              ) touched GROUP BY id HAVING NOT bool_and(is_self)
+              ON CONFLICT (owner_id, contact_id) DO UPDATE SET seq = EXCLUDED.seq, changed_at = EXCLUDED.changed_at;
+          END IF;
+        END LOOP;
+        CLOSE changes;
+        RETURN NULL;
+      END
+      $$;
+
+      -- A deleted user's changes go with the user. Named to fire after the foreign keys' cascades (triggers fire in name order).
+      CREATE FUNCTION contact_changes_owner_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        DELETE FROM contact_changes WHERE owner_id IN (SELECT id FROM old_users);
+        RETURN NULL;
+      END
+      $$;
+      CREATE TRIGGER zz_contact_changes_owner_deleted AFTER DELETE ON users REFERENCING OLD TABLE AS old_users
+        FOR EACH STATEMENT EXECUTE FUNCTION contact_changes_owner_deleted();
+
+      CREATE OR REPLACE FUNCTION owner_listing_contacts_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE owner_listing SET version = version + 1, total = 0, change_seq = change_seq + 1, changes_from = change_seq + 1;
+        DELETE FROM contact_changes;
+        RETURN NULL;
+      END
+      $$;
+    `,
+  },
 ];

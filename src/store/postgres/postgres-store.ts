@@ -4,6 +4,7 @@ import { KeyUseRecorder } from '../key-use-recorder.js';
 import { runMigrations, type MigrationDialect } from '../migrator.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import type { ContactStore, KeyStore, NewUser, OwnerBatch, PoolStats, Store, StoreOptions, UserStore } from '../store.js';
+import { postgresPruneChanges } from './changes.js';
 import { openPool } from './connection.js';
 import { PostgresContactStore } from './contact-store.js';
 import { PostgresKeyStore, recordKeyUsesUnlessLocked } from './key-store.js';
@@ -69,6 +70,10 @@ class PostgresStore implements Store {
 
   async migrate(): Promise<number[]> {
     return runMigrations(migrationDialect(this.pool), POSTGRES_MIGRATIONS);
+  }
+
+  async pruneChanges(before: string, maxRows: number): Promise<number> {
+    return postgresPruneChanges(this.pool, before, maxRows);
   }
 
   async ping(): Promise<void> {

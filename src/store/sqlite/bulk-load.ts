@@ -7,7 +7,7 @@ import { indexContactWordsSql } from './migrations.js';
  * index's insert and the listing count's update cost more than the inserts themselves (5× for the index).
  * Update and delete triggers stay, so merges and re-imported contacts keep both exact as they go.
  */
-const DEFERRED_TRIGGERS = ['contact_words_insert', 'owner_listing_insert'];
+const DEFERRED_TRIGGERS = ['contact_words_insert', 'owner_listing_insert', 'contact_changes_insert'];
 
 /**
  * The state of a bulk load inside its one write transaction: the deferred triggers are dropped, and restored
@@ -49,15 +49,23 @@ export class SqliteBulkLoad {
   }
 
   /**
-   * Recounts the owners the load inserted contacts for, bumps their versions, and restores the triggers. Every
-   * batch went through `indexNewContacts`, and the users' self rows are never indexed.
+   * Recounts the owners the load inserted contacts for, bumps their versions and change seqs, records the inserted
+   * contacts' changes, and restores the triggers. Every batch went through `indexNewContacts`, and the users' self
+   * rows are never indexed or recorded.
    */
   finish(): void {
     this.db
       .prepare(
-        `UPDATE owner_listing SET version = version + 1,
+        `UPDATE owner_listing SET version = version + 1, change_seq = change_seq + 1,
            total = (SELECT count(*) FROM contacts c WHERE ${listableSql('sqlite', 'owner_listing.owner_id', 'c')})
          WHERE owner_id IN (SELECT owner_id FROM contacts WHERE rowid >= ?)`,
+      )
+      .run(this.firstNewRowid);
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO contact_changes (owner_id, contact_id, seq, changed_at)
+         SELECT c.owner_id, c.id, l.change_seq, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+         FROM contacts c JOIN owner_listing l ON l.owner_id = c.owner_id WHERE c.rowid >= ? AND c.is_self = 0`,
       )
       .run(this.firstNewRowid);
     for (const sql of this.triggers) this.db.exec(sql);

@@ -1,4 +1,6 @@
 import type { Contact } from '../../domain/contact.js';
+import type { ChangeLogState, ChangePosition } from '../../domain/changes.js';
+import { assertAllOwned, idsToDelete } from '../../domain/contact-deletion.js';
 import { InputError } from '../../domain/errors.js';
 import { canonicalId } from '../../domain/ids.js';
 import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
@@ -9,8 +11,9 @@ import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchSync } from '../search-plan.js';
-import type { ContactStore, FoundContact, ImportRecord } from '../store.js';
+import type { ChangeRead, ContactStore, FoundContact, ImportRecord } from '../store.js';
 import type { SqliteBulkLoad } from './bulk-load.js';
+import { sqliteChangeLog, sqliteReadChanges } from './changes.js';
 import { ContactWriter } from './contact-writer.js';
 import { mergeContacts } from './merge.js';
 import { sqlitePageSource } from './page-source.js';
@@ -99,6 +102,33 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
 
   async merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void> {
     await this.writeLock.run(() => mergeContacts(this.statements, ownerId, duplicateId, survivorId, new Date().toISOString()));
+  }
+
+  async delete(ownerId: string, ids: readonly string[]): Promise<number> {
+    const wanted = idsToDelete(ids);
+    const list = JSON.stringify(wanted);
+    return this.writeLock.run(() => {
+      const owned = this.statements
+        .get('SELECT id FROM contacts WHERE owner_id = ? AND id IN (SELECT value FROM json_each(?)) AND is_self = 0')
+        .pluck()
+        .all(ownerId, list) as string[];
+      assertAllOwned(wanted, new Set(owned));
+      // One statement: a duplicate and the contact it is merged into go together, so the merge reference never dangles.
+      this.statements
+        .get(
+          'DELETE FROM contacts WHERE owner_id = ? AND (id IN (SELECT value FROM json_each(?)) OR merged_into IN (SELECT value FROM json_each(?)))',
+        )
+        .run(ownerId, list, list);
+      return wanted.length;
+    });
+  }
+
+  async changeLog(ownerId: string): Promise<ChangeLogState> {
+    return sqliteChangeLog(this.statements, ownerId);
+  }
+
+  async readChanges(ownerId: string, after: ChangePosition, limit: number): Promise<ChangeRead> {
+    return sqliteReadChanges(this.statements, ownerId, after, limit);
   }
 }
 

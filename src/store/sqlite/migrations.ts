@@ -189,6 +189,25 @@ const CONTACT_API_JSON = contactJsonExpression(
 /** The contacts table's stored columns (migration 1). */
 const CONTACTS_STORED_COLUMNS = ['owner_id', 'is_self', 'merged_into', ...CONTACT_COLUMNS].join(', ');
 
+/**
+ * A row-level trigger that records the contact's change for the owner of each side, at the owner's next change_seq
+ * (migration 7). An update records for the old owner too when the row moved to another.
+ */
+function recordChangeTrigger(name: string, event: string, when: string, sides: readonly ('old' | 'new')[]): string {
+  const record = (
+    side: 'old' | 'new',
+    moved: string,
+  ) => `UPDATE owner_listing SET change_seq = change_seq + 1 WHERE owner_id = ${side}.owner_id${moved};
+        INSERT OR REPLACE INTO contact_changes (owner_id, contact_id, seq, changed_at)
+          SELECT owner_id, ${side}.id, change_seq, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM owner_listing
+          WHERE owner_id = ${side}.owner_id${moved};`;
+  const moved = sides.length === 2 ? ' AND old.owner_id <> new.owner_id' : '';
+  const body = sides.map((side) => record(side, side === 'old' ? moved : '')).join('\n        ');
+  return `CREATE TRIGGER ${name} ${event} ON contacts WHEN ${when} BEGIN
+        ${body}
+      END;`;
+}
+
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -347,6 +366,34 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ${indexContactWordsSql('1', SEARCH_INDEX_SQL_6)};
 
       ${contactWordsTriggers(SEARCH_INDEX_SQL_6)}
+    `,
+  },
+  {
+    version: 7,
+    name: 'change feed',
+    // The change feed reads contact_changes: one row per contact of an owner, holding the owner's change_seq at its
+    // last change. SQLite has one writer at a time, so seqs commit in order. Self rows are never recorded; a row that
+    // leaves an owner is recorded for that owner too (it reads as a delete). changes_from: see the PostgreSQL migration.
+    sql: `
+      ALTER TABLE owner_listing ADD COLUMN change_seq INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE owner_listing ADD COLUMN changes_from INTEGER NOT NULL DEFAULT 0;
+
+      CREATE TABLE contact_changes (
+        owner_id    TEXT NOT NULL,
+        contact_id  TEXT NOT NULL,
+        seq         INTEGER NOT NULL,
+        changed_at  TEXT NOT NULL,
+        PRIMARY KEY (owner_id, contact_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX contact_changes_feed ON contact_changes (owner_id, seq, contact_id);
+      CREATE INDEX contact_changes_age ON contact_changes (changed_at);
+
+      ${recordChangeTrigger('contact_changes_insert', 'AFTER INSERT', 'new.is_self = 0', ['new'])}
+      ${recordChangeTrigger('contact_changes_update', 'AFTER UPDATE', 'new.is_self = 0 OR old.is_self = 0', ['new', 'old'])}
+      ${recordChangeTrigger('contact_changes_delete', 'AFTER DELETE', 'old.is_self = 0', ['old'])}
+      CREATE TRIGGER contact_changes_owner_deleted AFTER DELETE ON users BEGIN
+        DELETE FROM contact_changes WHERE owner_id = old.id;
+      END;
     `,
   },
 ];

@@ -5,6 +5,7 @@ import { runMigrations, type MigrationDialect } from '../migrator.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import type { KeyStore, NewUser, OwnerBatch, Store, StoreOptions, UserStore } from '../store.js';
 import { SqliteBulkLoad } from './bulk-load.js';
+import { sqlitePruneChanges } from './changes.js';
 import { openDatabase } from './connection.js';
 import { SqliteContactStore } from './contact-store.js';
 import { recordKeyUsesIfFree, SqliteKeyStore } from './key-store.js';
@@ -68,6 +69,7 @@ class SqliteStore implements Store {
   readonly keys: KeyStore;
   readonly contacts: SqliteContactStore;
   private readonly keyUses: KeyUseRecorder;
+  private readonly statements: StatementCache;
 
   constructor(
     private readonly db: Database.Database,
@@ -75,6 +77,7 @@ class SqliteStore implements Store {
     listingOptions: PagedListingOptions,
   ) {
     const statements = new StatementCache(db);
+    this.statements = statements;
     this.keyUses = new KeyUseRecorder(async (uses) => recordKeyUsesIfFree(statements, writeLock, uses));
     this.users = new SqliteUserStore(statements, writeLock);
     this.keys = new SqliteKeyStore(statements, writeLock, this.keyUses);
@@ -105,6 +108,10 @@ class SqliteStore implements Store {
       this.contacts.bulkLoad = null;
       this.db.pragma(`cache_size = ${cacheSize}`);
     }
+  }
+
+  async pruneChanges(before: string, maxRows: number): Promise<number> {
+    return sqlitePruneChanges(this.statements, this.writeLock, before, maxRows);
   }
 
   async ping(): Promise<void> {

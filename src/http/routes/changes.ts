@@ -1,0 +1,93 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import {
+  assertTokenFollowable,
+  assertTokenOwner,
+  encodeSyncToken,
+  decodeSyncToken,
+  parseChangesRequest,
+  SYNC_TOKEN_EXPIRED_MESSAGE,
+  type ChangePosition,
+} from '../../domain/changes.js';
+import type { Contact } from '../../domain/contact.js';
+import type { ChangeRecord, ContactStore } from '../../store/store.js';
+import { principalOf } from '../authorize.js';
+import { ChangesResponseSchema, ListChangesQuerySchema, type ChangeBody } from '../schemas/changes.js';
+import { errorResponse } from '../schemas/common.js';
+import { AUTHORIZED_ERROR_RESPONSES, NO_STORE_HEADER } from '../schemas/authorized-responses.js';
+import { RATE_LIMIT_HEADERS } from '../schemas/rate-limit-headers.js';
+import { CONTACTS_PATH } from './contacts.js';
+
+export const CHANGES_PATH = `${CONTACTS_PATH}/changes`;
+
+const listChangesSchema = {
+  operationId: 'listContactChanges',
+  summary: 'What changed in your network since a token (extension)',
+  description: [
+    'An extension beside `listContacts`: the changes to your contacts after `since`, oldest first, so a copy can stay',
+    'in step without listing everything again. Without `since`, the answer is the current position: take it first,',
+    'then walk `listContacts`, then follow the changes since it (a change made during the walk is replayed; replaying',
+    'an upsert is harmless). Several changes to one contact between two calls come as its latest state.',
+  ].join('\n'),
+  tags: ['sync'],
+  security: [{ bearerAuth: [] }],
+  querystring: ListChangesQuerySchema,
+  response: {
+    200: {
+      ...ChangesResponseSchema,
+      description: 'Changes after `since`.',
+      headers: { 'Cache-Control': NO_STORE_HEADER, ...RATE_LIMIT_HEADERS },
+    },
+    400: errorResponse(
+      '`since` is malformed or another user’s token, `limit` is out of bounds, or an unknown parameter was sent.',
+      RATE_LIMIT_HEADERS,
+    ),
+    410: errorResponse(`The token is older than the retention (or unknown): \`${SYNC_TOKEN_EXPIRED_MESSAGE}\`.`, RATE_LIMIT_HEADERS),
+    ...AUTHORIZED_ERROR_RESPONSES,
+  },
+} as const;
+
+function changeOf(record: ChangeRecord): ChangeBody {
+  const base = { id: record.contactId, changed_at: record.changedAt };
+  const { state } = record;
+  if (state.kind === 'listable') return { type: 'upsert', ...base, contact: JSON.parse(state.json) as Contact };
+  if (state.kind === 'merged') return { type: 'merge', ...base, merged_into: state.mergedInto };
+  return { type: 'delete', ...base };
+}
+
+/** The change feed; registered under registerAuthorizedRoutes. */
+export function registerChangeRoutes(app: FastifyInstance, deps: { contacts: ContactStore; retentionMs: number }): void {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    CHANGES_PATH,
+    {
+      schema: listChangesSchema,
+      // Strict parsing happens before schema validation, which would coerce `1e2` into a number; the token is read again
+      // in the handler, as the schema keeps it a string.
+      preValidation: async (request: FastifyRequest) => {
+        const query = request.query as Record<string, unknown>;
+        const { limit } = parseChangesRequest(query);
+        request.query = query.since === undefined ? { limit } : { since: query.since, limit };
+      },
+    },
+    async (request) => {
+      // preValidation filled the default.
+      const limit = request.query.limit!;
+      const since = request.query.since === undefined ? null : decodeSyncToken(request.query.since);
+      const ownerId = principalOf(request).ownerId;
+      const issuedAt = Date.now();
+      const token = (position: ChangePosition) => encodeSyncToken({ ...position, ownerId, issuedAt });
+      if (since === null) {
+        const log = await deps.contacts.changeLog(ownerId);
+        return { data: [], next_since: token({ seq: log.currentSeq, after: null }), has_more: false };
+      }
+      assertTokenOwner(since, ownerId);
+      const read = await deps.contacts.readChanges(ownerId, since, limit + 1);
+      assertTokenFollowable(since, read.log, deps.retentionMs, issuedAt);
+      const records = read.records.slice(0, limit);
+      const hasMore = read.records.length > limit;
+      const last = records.at(-1);
+      const next = hasMore && last ? { seq: last.seq, after: last.contactId } : { seq: read.log.currentSeq, after: null };
+      return { data: records.map(changeOf), next_since: token(next), has_more: hasMore };
+    },
+  );
+}

@@ -1,0 +1,44 @@
+import type { Store } from './store.js';
+
+/** Rows one prune statement removes; a run stops after PRUNE_BATCHES of them and goes on at the next run. */
+const PRUNE_BATCH_ROWS = 1000;
+const PRUNE_BATCHES = 20;
+const PRUNE_INTERVAL_MS = 3_600_000;
+const FIRST_PRUNE_AFTER_MS = 60_000;
+const DAY_MS = 86_400_000;
+/**
+ * A change is kept a day past the retention: a change written in a transaction that began before a token was issued
+ * can carry an earlier time than the token, and must outlive it.
+ */
+const PRUNE_MARGIN_MS = DAY_MS;
+
+export interface PruneLog {
+  warn(details: object, message: string): void;
+}
+
+/** Removes change-log rows no followable token can need, in bounded work per run; returns how many went. */
+export async function pruneChangesOnce(store: Pick<Store, 'pruneChanges'>, retentionDays: number, now = Date.now()): Promise<number> {
+  const before = new Date(now - retentionDays * DAY_MS - PRUNE_MARGIN_MS).toISOString();
+  let removed = 0;
+  for (let batch = 0; batch < PRUNE_BATCHES; batch += 1) {
+    const count = await store.pruneChanges(before, PRUNE_BATCH_ROWS);
+    removed += count;
+    if (count < PRUNE_BATCH_ROWS) break;
+  }
+  return removed;
+}
+
+/** Prunes a minute after start, then hourly, never keeping the process alive; returns a stop function. */
+export function pruneChangesPeriodically(store: Pick<Store, 'pruneChanges'>, retentionDays: number, log: PruneLog): () => void {
+  let timer: NodeJS.Timeout;
+  const schedule = (delayMs: number) => {
+    timer = setTimeout(() => {
+      pruneChangesOnce(store, retentionDays)
+        .catch((error: unknown) => log.warn({ err: error }, 'pruning the change feed failed; it is tried again in an hour'))
+        .finally(() => schedule(PRUNE_INTERVAL_MS));
+    }, delayMs);
+    timer.unref();
+  };
+  schedule(FIRST_PRUNE_AFTER_MS);
+  return () => clearTimeout(timer);
+}

@@ -1,0 +1,23 @@
+import type { ChangeRecord } from './store.js';
+
+/** Past every contact id in a seq: a position with no `after` reads from the next seq on. */
+export const AFTER_EVERY_ID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
+/** A change-log row joined with its contact as it is now (absent when deleted). */
+export interface ChangeRow {
+  contact_id: string;
+  seq: number | string;
+  changed_at: string;
+  contact_owner: string | null;
+  is_self: boolean | number | null;
+  merged_into: string | null;
+  api_json: string | null;
+}
+
+/** What the change of `row` tells a client about the contact now: gone unless it is still the owner's and not the self row. */
+export function changeRecord(ownerId: string, row: ChangeRow): ChangeRecord {
+  const base = { contactId: row.contact_id, seq: Number(row.seq), changedAt: row.changed_at };
+  if (row.contact_owner !== ownerId || row.is_self === true || row.is_self === 1) return { ...base, state: { kind: 'gone' } };
+  if (row.merged_into !== null) return { ...base, state: { kind: 'merged', mergedInto: row.merged_into } };
+  return { ...base, state: { kind: 'listable', json: row.api_json! } };
+}

@@ -1,0 +1,48 @@
+import type { ChangeLogState, ChangePosition } from '../../domain/changes.js';
+import { canonicalId } from '../../domain/ids.js';
+import { AFTER_EVERY_ID, changeRecord, type ChangeRow } from '../change-record.js';
+import type { ChangeRead } from '../store.js';
+import type { StatementCache } from './statements.js';
+import type { SqliteWriteLock } from './transaction.js';
+
+const LOG_STATE_SQL = 'SELECT change_seq AS currentSeq, changes_from AS changesFrom FROM owner_listing WHERE owner_id = ?';
+
+const READ_CHANGES_SQL = `
+  SELECT ch.contact_id, ch.seq, ch.changed_at, c.owner_id AS contact_owner, c.is_self, c.merged_into, c.api_json
+  FROM contact_changes ch LEFT JOIN contacts c ON c.id = ch.contact_id
+  WHERE ch.owner_id = @owner AND (ch.seq, ch.contact_id) > (@seq, @after)
+  ORDER BY ch.seq, ch.contact_id LIMIT @limit`;
+
+const NO_LOG: ChangeLogState = { currentSeq: 0, changesFrom: 0 };
+
+export function sqliteChangeLog(statements: StatementCache, ownerId: string): ChangeLogState {
+  const owner = canonicalId(ownerId);
+  if (owner === null) return NO_LOG;
+  return (statements.get(LOG_STATE_SQL).get(owner) as ChangeLogState | undefined) ?? NO_LOG;
+}
+
+export function sqliteReadChanges(statements: StatementCache, ownerId: string, after: ChangePosition, limit: number): ChangeRead {
+  const owner = canonicalId(ownerId);
+  if (owner === null) return { log: NO_LOG, records: [] };
+  // One read transaction: the log's state and the changes agree on one snapshot.
+  return statements.db.transaction(() => ({
+    log: sqliteChangeLog(statements, owner),
+    records: (
+      statements.get(READ_CHANGES_SQL).all({ owner, seq: after.seq, after: after.after ?? AFTER_EVERY_ID, limit }) as ChangeRow[]
+    ).map((row) => changeRecord(owner, row)),
+  }))();
+}
+
+/** Oldest first, a bounded batch, and only while no other connection writes: a prune never waits for a lock. */
+export function sqlitePruneChanges(statements: StatementCache, writeLock: SqliteWriteLock, before: string, maxRows: number): number {
+  let removed = 0;
+  writeLock.runIfFree(() => {
+    removed = statements
+      .get(
+        `DELETE FROM contact_changes WHERE (owner_id, contact_id) IN (
+           SELECT owner_id, contact_id FROM contact_changes WHERE changed_at < ? ORDER BY changed_at LIMIT ?)`,
+      )
+      .run(before, maxRows).changes;
+  });
+  return removed;
+}
