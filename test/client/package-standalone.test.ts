@@ -50,6 +50,7 @@ describe('the contacts-read-api-client package, installed on its own', () => {
       'PermissionError',
       'RateLimitError',
       'ServerError',
+      'SyncExpiredError',
       'TimeoutError',
       'UnexpectedResponseError',
     ]);

@@ -1,9 +1,10 @@
 import { walkContacts } from './contact-walk.js';
-import { NetworkError, TimeoutError, UnexpectedResponseError, errorForResponse } from './errors.js';
+import { NetworkError, SyncExpiredError, TimeoutError, UnexpectedResponseError, errorForResponse } from './errors.js';
 import { abortableSleep, parseRetryAfter, retryDelay, type RetryPolicy } from './retry-policy.js';
-import type { Contact, ContactListResponse, Pagination } from './types.js';
+import type { Change, ChangesResponse, Contact, ContactListResponse, Pagination } from './types.js';
 
 const CONTACTS_PATH = 'api/v1/contacts';
+const CHANGES_PATH = 'api/v1/contacts/changes';
 
 /** Options of a ContactsClient. Only `baseUrl` and `apiKey` are required. */
 export interface ContactsClientOptions {
@@ -41,6 +42,20 @@ export interface ListContactsParams {
   signal?: AbortSignal;
 }
 
+/** Parameters of one `listChanges` call. */
+export interface ListChangesParams {
+  /** A `next_since` the API returned; without it, the answer is the current position. */
+  since?: string;
+  /** Most changes in the answer, 1–1000; the server's default is 100. */
+  limit?: number;
+  signal?: AbortSignal;
+}
+
+/** The changes after a token; iterate it to the end, then read `nextSince`. */
+export interface ChangeFeed extends AsyncIterable<Change> {
+  nextSince: string;
+}
+
 /** Options of a `contacts()` walk. */
 export interface ContactsWalkOptions {
   /** Rows per request, 2–100 (a few of each page repeat the previous one's end, to detect shifts). Default 100. */
@@ -61,6 +76,7 @@ export interface ContactsWalkOptions {
  */
 export class ContactsClient {
   readonly #contactsUrl: URL;
+  readonly #changesUrl: URL;
   readonly #authorization: string;
   readonly #timeoutMs: number;
   readonly #retry: RetryPolicy;
@@ -74,6 +90,7 @@ export class ContactsClient {
     const base = parseBaseUrl(options.baseUrl);
     if (!base.pathname.endsWith('/')) base.pathname += '/';
     this.#contactsUrl = new URL(CONTACTS_PATH, `${base.origin}${base.pathname}`);
+    this.#changesUrl = new URL(CHANGES_PATH, `${base.origin}${base.pathname}`);
     if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
       throw new TypeError('ContactsClient: apiKey is required (a personal API key with the contacts:read scope)');
     }
@@ -98,15 +115,83 @@ export class ContactsClient {
     const url = new URL(this.#contactsUrl);
     if (params.limit !== undefined) url.searchParams.set('limit', String(params.limit));
     if (params.offset !== undefined) url.searchParams.set('offset', String(params.offset));
-    for (let retry = 0; ; retry++) {
-      params.signal?.throwIfAborted();
+    return this.#getWithRetries(url, params.signal, isPage, 'a page of contacts');
+  }
+
+  /**
+   * One answer of the change feed (`GET /api/v1/contacts/changes`): without `since`, the current position and no
+   * changes. Retries like `listContacts`; a token past the server's retention throws SyncExpiredError.
+   */
+  async listChanges(params: ListChangesParams = {}): Promise<ChangesResponse> {
+    const url = new URL(this.#changesUrl);
+    if (params.since !== undefined) url.searchParams.set('since', params.since);
+    if (params.limit !== undefined) url.searchParams.set('limit', String(params.limit));
+    return this.#getWithRetries(url, params.signal, isChanges, 'an answer of the change feed');
+  }
+
+  /**
+   * Every change after `since`, oldest first, following `has_more`. Once iterated to the end, `nextSince` is the
+   * token to pass next time.
+   *
+   * @example
+   * const feed = client.changes(token);
+   * for await (const change of feed) apply(change);
+   * token = feed.nextSince;
+   */
+  changes(since: string, options: { limit?: number; signal?: AbortSignal } = {}): ChangeFeed {
+    const next = (token: string) => this.listChanges({ since: token, limit: options.limit ?? 1000, signal: options.signal });
+    const feed: ChangeFeed = {
+      nextSince: since,
+      async *[Symbol.asyncIterator]() {
+        for (;;) {
+          const answer = await next(feed.nextSince);
+          yield* answer.data;
+          feed.nextSince = answer.next_since;
+          if (!answer.has_more) return;
+        }
+      },
+    };
+    return feed;
+  }
+
+  /**
+   * Brings `copy` (contacts by id) up to date and returns the token to pass next time. Without a token (or when the
+   * server answers that it expired) it starts over: the position first, then the whole listing, then the changes
+   * since the position, so nothing changed during the walk is missed.
+   */
+  async mirror(copy: Map<string, Contact>, since: string | null = null, options: { signal?: AbortSignal } = {}): Promise<string> {
+    if (since !== null) {
       try {
-        return await this.#getPage(url, params.signal);
+        return await this.#follow(copy, since, options.signal);
       } catch (error) {
-        if (params.signal?.aborted) throw params.signal.reason;
+        if (!(error instanceof SyncExpiredError)) throw error;
+      }
+    }
+    const position = (await this.listChanges({ signal: options.signal })).next_since;
+    copy.clear();
+    for await (const contact of this.contacts({ signal: options.signal })) copy.set(contact.id, contact);
+    return this.#follow(copy, position, options.signal);
+  }
+
+  async #follow(copy: Map<string, Contact>, since: string, signal: AbortSignal | undefined): Promise<string> {
+    const feed = this.changes(since, { signal });
+    for await (const change of feed) {
+      if (change.type === 'upsert') copy.set(change.id, change.contact);
+      else copy.delete(change.id);
+    }
+    return feed.nextSince;
+  }
+
+  async #getWithRetries<T>(url: URL, signal: AbortSignal | undefined, accept: (json: unknown) => json is T, what: string): Promise<T> {
+    for (let retry = 0; ; retry++) {
+      signal?.throwIfAborted();
+      try {
+        return await this.#get(url, signal, accept, what);
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
         const delay = retryDelay(this.#retry, error, retry);
         if (delay === undefined) throw error;
-        await this.#sleep(delay, params.signal);
+        await this.#sleep(delay, signal);
       }
     }
   }
@@ -123,8 +208,8 @@ export class ContactsClient {
     });
   }
 
-  /** One attempt: the response within the timeout, mapped to a page or to the error its status means. */
-  async #getPage(url: URL, signal: AbortSignal | undefined): Promise<ContactListResponse> {
+  /** One attempt: the response within the timeout, mapped to its body or to the error its status means. */
+  async #get<T>(url: URL, signal: AbortSignal | undefined, accept: (json: unknown) => json is T, what: string): Promise<T> {
     const attempt = new AbortController();
     const cancel = () => attempt.abort(signal!.reason);
     signal?.addEventListener('abort', cancel, { once: true });
@@ -156,8 +241,8 @@ export class ContactsClient {
       const serverMessage = isErrorBody(json) ? json.error : undefined;
       throw errorForResponse(response.status, response.statusText, serverMessage, parseRetryAfter(response.headers.get('retry-after')));
     }
-    if (!isPage(json)) {
-      throw new UnexpectedResponseError(`the response to GET ${url.pathname} is not a page of contacts (HTTP ${response.status})`, {
+    if (!accept(json)) {
+      throw new UnexpectedResponseError(`the response to GET ${url.pathname} is not ${what} (HTTP ${response.status})`, {
         status: response.status,
       });
     }
@@ -189,6 +274,17 @@ function isErrorBody(value: unknown): value is { error: string } {
 }
 
 /** Enough of the shape to page safely; the server validates the rest against the same schema the types come from. */
+function isChanges(value: unknown): value is ChangesResponse {
+  if (typeof value !== 'object' || value === null) return false;
+  const { data, next_since, has_more } = value as Partial<Record<keyof ChangesResponse, unknown>>;
+  return (
+    Array.isArray(data) &&
+    data.every((change) => typeof change?.id === 'string' && ['upsert', 'merge', 'delete'].includes(change?.type)) &&
+    typeof next_since === 'string' &&
+    typeof has_more === 'boolean'
+  );
+}
+
 function isPage(value: unknown): value is ContactListResponse {
   if (typeof value !== 'object' || value === null) return false;
   const { data, pagination } = value as { data?: unknown; pagination?: Partial<Record<keyof Pagination, unknown>> };

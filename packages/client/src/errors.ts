@@ -81,6 +81,11 @@ export class TimeoutError extends NetworkError {
 }
 
 /** A response this API never gives: another status (404 often means a wrong base URL), or a body that isn't a page. */
+/** 410: the sync token is older than the server's retention, or unknown to it. List the contacts again (`mirror` does). */
+export class SyncExpiredError extends ContactsApiError {
+  override name = 'SyncExpiredError';
+}
+
 export class UnexpectedResponseError extends ContactsApiError {
   override name = 'UnexpectedResponseError';
 }
@@ -108,6 +113,7 @@ export function errorForResponse(
   if (status === 400) return new BadRequestError(message, details);
   if (status === 401) return new AuthenticationError(message, details);
   if (status === 403) return new PermissionError(message, details);
+  if (status === 410) return new SyncExpiredError(message, details);
   if (status === 429) return new RateLimitError(message, { ...details, retryAfterMs });
   if (status >= 500 && status <= 599) return new ServerError(message, { ...details, retryAfterMs });
   return new UnexpectedResponseError(message, details);

@@ -1,4 +1,11 @@
-export { ContactsClient, type ContactsClientOptions, type ContactsWalkOptions, type ListContactsParams } from './contacts-client.js';
+export {
+  ContactsClient,
+  type ChangeFeed,
+  type ContactsClientOptions,
+  type ContactsWalkOptions,
+  type ListChangesParams,
+  type ListContactsParams,
+} from './contacts-client.js';
 export {
   AuthenticationError,
   BadRequestError,
@@ -7,9 +14,10 @@ export {
   PermissionError,
   RateLimitError,
   ServerError,
+  SyncExpiredError,
   TimeoutError,
   UnexpectedResponseError,
   type PermissionReason,
 } from './errors.js';
-export type { Contact, ContactListResponse, ErrorBody, Pagination } from './types.js';
+export type { Change, ChangesResponse, Contact, ContactListResponse, ErrorBody, Pagination } from './types.js';
 export type { components, operations, paths } from './openapi-types.js';

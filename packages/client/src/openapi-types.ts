@@ -30,6 +30,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contacts/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed in your network since a token (extension)
+         * @description An extension beside `listContacts`: the changes to your contacts after `since`, oldest first, so a copy can stay
+         *     in step without listing everything again. Without `since`, the answer is the current position: take it first,
+         *     then walk `listContacts`, then follow the changes since it (a change made during the walk is replayed; replaying
+         *     an upsert is harmless). Several changes to one contact between two calls come as its latest state.
+         */
+        get: operations["listContactChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -181,6 +204,245 @@ export interface operations {
             /** @description The key lacks `contacts:read` (`API key lacks contacts:read`), or its user is not on the Pro plan (`API access requires a Pro plan`). */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words safe to show. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The key made more requests this minute than its rate limit allows: `Rate limit exceeded`. Retry after `Retry-After` seconds. Requests refused with 401 or 403 do not count. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the key’s window resets. */
+                    "Retry-After"?: string;
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Legacy form: requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Legacy form: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words safe to show. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Server error; temporary. The body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words safe to show. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    listContactChanges: {
+        parameters: {
+            query?: {
+                /** @description A `next_since` this API returned. Without it, the answer is the current position and no changes. */
+                since?: string;
+                /** @description Most changes to return, 1 to 1000. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Changes after `since`. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private. */
+                    "Cache-Control"?: string;
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Legacy form: requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Legacy form: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Changes after `since`, oldest first. */
+                        data: ({
+                            /** @enum {string} */
+                            type: "upsert";
+                            /**
+                             * Format: uuid
+                             * @description The contact’s id.
+                             */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description When the change was recorded: ISO 8601 UTC with milliseconds.
+                             */
+                            changed_at: string;
+                            contact: {
+                                /**
+                                 * Format: uuid
+                                 * @description Stable identifier of the contact.
+                                 */
+                                id: string;
+                                name: string | null;
+                                email: string | null;
+                                phone: string | null;
+                                company: string | null;
+                                title: string | null;
+                                school: string | null;
+                                linkedin_url: string | null;
+                                location: string | null;
+                                description: string | null;
+                                tags: string[] | null;
+                                /** @description Free-form object; any properties allowed. */
+                                enrichment: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2024-05-01T09:30:00.000Z
+                                 */
+                                enriched_at: string | null;
+                                source: string | null;
+                                birthday: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2024-05-01T09:30:00.000Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @example 2024-05-01T09:30:00.000Z
+                                 */
+                                updated_at: string;
+                                /** @description Present only when set. */
+                                research_data?: {
+                                    [key: string]: unknown;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description Present only when set.
+                                 * @example 2024-05-01T09:30:00.000Z
+                                 */
+                                researched_at?: string;
+                            };
+                        } | {
+                            /** @enum {string} */
+                            type: "merge";
+                            /**
+                             * Format: uuid
+                             * @description The contact’s id.
+                             */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description When the change was recorded: ISO 8601 UTC with milliseconds.
+                             */
+                            changed_at: string;
+                            /** Format: uuid */
+                            merged_into: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "delete";
+                            /**
+                             * Format: uuid
+                             * @description The contact’s id.
+                             */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description When the change was recorded: ISO 8601 UTC with milliseconds.
+                             */
+                            changed_at: string;
+                        })[];
+                        /** @description Pass it as `since` to get what changed after this answer. */
+                        next_since: string;
+                        /** @description True when more changes wait: ask again with `next_since` at once. */
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description `since` is malformed or another user’s token, `limit` is out of bounds, or an unknown parameter was sent. */
+            400: {
+                headers: {
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Legacy form: requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Legacy form: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words safe to show. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired key: always `Invalid or inactive API key`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer realm="contacts-api"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words safe to show. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The key lacks `contacts:read` (`API key lacks contacts:read`), or its user is not on the Pro plan (`API access requires a Pro plan`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words safe to show. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The token is older than the retention (or unknown): `Sync token expired; list the contacts again`. */
+            410: {
+                headers: {
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Legacy form: requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Legacy form: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {

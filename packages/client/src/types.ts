@@ -13,3 +13,11 @@ export type Pagination = ContactListResponse['pagination'];
 
 /** Every error response's body. */
 export type ErrorBody = ListContactsOperation['responses'][401]['content']['application/json'];
+
+type ListChangesOperation = operations['listContactChanges'];
+
+/** One answer of `GET /api/v1/contacts/changes`: `data`, `next_since` and `has_more`. */
+export type ChangesResponse = ListChangesOperation['responses'][200]['content']['application/json'];
+
+/** An upsert (with `contact`), a merge (with `merged_into`) or a delete. */
+export type Change = ChangesResponse['data'][number];
