@@ -9,10 +9,10 @@ import {
   SYNC_TOKEN_EXPIRED_MESSAGE,
   type ChangePosition,
 } from '../../domain/changes.js';
-import type { Contact } from '../../domain/contact.js';
 import type { ChangeRecord, ContactStore } from '../../store/store.js';
 import { principalOf } from '../authorize.js';
-import { ChangesResponseSchema, ListChangesQuerySchema, type ChangeBody } from '../schemas/changes.js';
+import { sendJson } from '../send-json.js';
+import { ChangesResponseSchema, ListChangesQuerySchema } from '../schemas/changes.js';
 import { errorResponse } from '../schemas/common.js';
 import { AUTHORIZED_ERROR_RESPONSES, NO_STORE_HEADER } from '../schemas/authorized-responses.js';
 import { RATE_LIMIT_HEADERS } from '../schemas/rate-limit-headers.js';
@@ -47,12 +47,13 @@ const listChangesSchema = {
   },
 } as const;
 
-function changeOf(record: ChangeRecord): ChangeBody {
-  const base = { id: record.contactId, changed_at: record.changedAt };
+/** A change as JSON; an upsert embeds the contact's JSON as the database stored it, as the listing sends it. */
+function changeJson(record: ChangeRecord): string {
   const { state } = record;
-  if (state.kind === 'listable') return { type: 'upsert', ...base, contact: JSON.parse(state.json) as Contact };
-  if (state.kind === 'merged') return { type: 'merge', ...base, merged_into: state.mergedInto };
-  return { type: 'delete', ...base };
+  const head = `{"type":"${state.kind === 'listable' ? 'upsert' : state.kind === 'merged' ? 'merge' : 'delete'}","id":${JSON.stringify(record.contactId)},"changed_at":${JSON.stringify(record.changedAt)}`;
+  if (state.kind === 'listable') return `${head},"contact":${state.json}}`;
+  if (state.kind === 'merged') return `${head},"merged_into":${JSON.stringify(state.mergedInto)}}`;
+  return `${head}}`;
 }
 
 /** The change feed; registered under registerAuthorizedRoutes. */
@@ -69,7 +70,7 @@ export function registerChangeRoutes(app: FastifyInstance, deps: { contacts: Con
         request.query = query.since === undefined ? { limit } : { since: query.since, limit };
       },
     },
-    async (request) => {
+    async (request, reply) => {
       // preValidation filled the default.
       const limit = request.query.limit!;
       const since = request.query.since === undefined ? null : decodeSyncToken(request.query.since);
@@ -87,7 +88,10 @@ export function registerChangeRoutes(app: FastifyInstance, deps: { contacts: Con
       const hasMore = read.records.length > limit;
       const last = records.at(-1);
       const next = hasMore && last ? { seq: last.seq, after: last.contactId } : { seq: read.log.currentSeq, after: null };
-      return { data: records.map(changeOf), next_since: token(next), has_more: hasMore };
+      return sendJson(
+        reply,
+        `{"data":[${records.map(changeJson).join(',')}],"next_since":${JSON.stringify(token(next))},"has_more":${hasMore}}`,
+      );
     },
   );
 }

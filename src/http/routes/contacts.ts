@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parsePageRequest, type PageRequest } from '../../domain/pagination.js';
 import type { ContactStore } from '../../store/store.js';
@@ -7,6 +7,7 @@ import { ContactListResponseSchema, ListContactsQuerySchema } from '../schemas/c
 import { AUTHORIZED_ERROR_RESPONSES, NO_STORE_HEADER } from '../schemas/authorized-responses.js';
 import { RATE_LIMIT_HEADERS } from '../schemas/rate-limit-headers.js';
 import { principalOf } from '../authorize.js';
+import { sendJson } from '../send-json.js';
 
 export const CONTACTS_PATH = '/api/v1/contacts';
 
@@ -38,11 +39,6 @@ const listContactsSchema = {
     ...AUTHORIZED_ERROR_RESPONSES,
   },
 } as const;
-
-/** Sends JSON that is already serialized; the typed reply only knows the schema's object form. */
-function sendJson(reply: FastifyReply, json: string | Buffer): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(json);
-}
 
 /** The REST contact routes; registered under registerAuthorizedRoutes, which sets each request's principal. */
 export function registerContactRoutes(app: FastifyInstance, deps: { contacts: ContactStore }): void {

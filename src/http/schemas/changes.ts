@@ -1,4 +1,4 @@
-import Type, { type Static } from 'typebox';
+import Type from 'typebox';
 import { ContactSchema } from '../../domain/contact.js';
 import { CHANGES_LIMIT_DEFAULT, CHANGES_LIMIT_MAX, CHANGES_LIMIT_MIN } from '../../domain/changes.js';
 
@@ -36,8 +36,6 @@ export const ChangeSchema = Type.Union([
     { additionalProperties: false, description: 'The contact is gone: deleted, or no longer listable for another reason.' },
   ),
 ]);
-
-export type ChangeBody = Static<typeof ChangeSchema>;
 
 export const ChangesResponseSchema = Type.Object(
   {
