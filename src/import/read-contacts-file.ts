@@ -24,12 +24,18 @@ const READ_PROBLEMS: Record<string, string> = {
   EACCES: 'permission denied',
 };
 
+export interface ContactsFile {
+  records: ImportRecord[];
+  /** What the file carries that no contact field holds (vCard: `PHOTO`), with how many records carry it. */
+  notImported: { what: string; records: number }[];
+}
+
 /**
  * Reads a contacts file (format chosen by extension: .json, .ndjson, .jsonl, .csv, .vcf, .vcard) into
  * validated import records labelled with where each is in the file. Throws InputError naming the place
  * of the first problem; nothing is imported from a file with one.
  */
-export async function readContactsFile(path: string): Promise<ImportRecord[]> {
+export async function readContactsFile(path: string): Promise<ContactsFile> {
   const parse = FORMATS.get(extname(path).toLowerCase());
   if (parse === undefined) {
     throw new InputError(`cannot import ${path}: the file type must be one of ${[...FORMATS.keys()].join(', ')}`);
@@ -37,7 +43,14 @@ export async function readContactsFile(path: string): Promise<ImportRecord[]> {
   const raw = parse(await readText(path));
   const records = raw.map(({ label, fields }) => ({ label, contact: normalize(label, fields) }));
   assertUniqueIds(records);
-  return records;
+  return { records, notImported: tally(raw.flatMap((record) => record.notImported ?? [])) };
+}
+
+/** How often each thing occurs, most frequent first, then in order of first appearance. */
+function tally(things: readonly string[]): { what: string; records: number }[] {
+  const counts = new Map<string, number>();
+  for (const what of things) counts.set(what, (counts.get(what) ?? 0) + 1);
+  return [...counts].map(([what, records]) => ({ what, records })).sort((a, b) => b.records - a.records);
 }
 
 async function readText(path: string): Promise<string> {

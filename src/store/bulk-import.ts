@@ -23,7 +23,8 @@ export async function importInBulk(
       ownerId = owner.id;
       owners.set(batch.owner, ownerId);
     }
-    contacts += await store.contacts.importContacts(ownerId, batch.records);
+    await store.contacts.importContacts(ownerId, batch.records);
+    contacts += batch.records.length;
   }
   return { usersCreated, contacts };
 }

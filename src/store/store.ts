@@ -53,6 +53,18 @@ export interface ImportRecord {
   contact: ValidContactInput;
 }
 
+/** What an import did with its records. */
+export interface ImportOutcome {
+  /** Contacts created. */
+  created: number;
+  /** Existing contacts with at least one field changed. */
+  updated: number;
+  /** Records naming existing contacts whose every named field already held the record's value. */
+  unchanged: number;
+  /** Soft merges the import made (a record's `merged_into`); repeated ones are not counted. */
+  merged: number;
+}
+
 /** The contacts of one owner (email or id) within a bulk load. */
 export interface OwnerBatch {
   owner: string;
@@ -133,10 +145,11 @@ export interface ContactStore {
    */
   search(ownerId: string, query: string, limit: number): Promise<Contact[]>;
   /**
-   * Inserts the records, or updates those whose id the owner already has, all in one transaction.
+   * Inserts the records, or updates those whose id the owner already has, all in one transaction. A record whose
+   * named fields all hold what is stored writes nothing: no updated_at, no change recorded.
    * Throws InputError naming the record when an id belongs to another owner or to the self row.
    */
-  importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<number>;
+  importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<ImportOutcome>;
   /** Soft-merges `duplicateId` into `survivorId`; both must be the owner's listable contacts. */
   merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void>;
   /**

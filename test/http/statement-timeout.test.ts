@@ -48,7 +48,7 @@ describe('DB_STATEMENT_TIMEOUT_MS on SQLite (busy_timeout)', () => {
         code: 'SQLITE_BUSY',
       });
       writer.prepare('ROLLBACK').run();
-      expect(await store.contacts.importContacts(owner.id, [contactRecord({ name: 'Unblocked' })])).toBe(1);
+      expect(await store.contacts.importContacts(owner.id, [contactRecord({ name: 'Unblocked' })])).toMatchObject({ created: 1 });
     } finally {
       writer.close();
       await store.close();

@@ -5,31 +5,12 @@ import { EXPORT_FORMATS, type ExportFormatName } from '../../src/export/export-f
 import { writeContacts } from '../../src/export/export-contacts.js';
 import { fold } from '../../src/export/formats/vcard.js';
 import { readContactsFile } from '../../src/import/read-contacts-file.js';
+import { AWKWARD_CONTACT } from '../support/awkward-contact.js';
 import { useTempFiles } from './temp-files.js';
 
 const writeTemp = useTempFiles();
 
-const FULL: Contact = {
-  id: '0190f5d2-7c3e-7a10-8b2c-3d4e5f607182',
-  name: 'Zoë "Zed" O’Brien, Jr.',
-  email: 'zoe@example.com',
-  phone: '+1 (555) 010-9999',
-  company: 'Acme; Inc., "Intl"',
-  title: 'Head of R&D\\Ops',
-  school: 'ETH Zürich',
-  linkedin_url: 'https://www.linkedin.com/in/zoe-obrien',
-  location: 'Zürich, Switzerland',
-  description: `Met at the 2023 offsite.\nLikes long descriptions: ${'日本語のテキストと絵文字 🎉, '.repeat(4)}end.`,
-  tags: ['friend', 'a,b', 'ünïcode'],
-  enrichment: { headline: 'CEO at "Acme"', nested: { list: [1, 'two\nlines'] } },
-  enriched_at: '2024-05-01T09:30:00.000Z',
-  source: 'linkedin',
-  birthday: '1906-12-09',
-  created_at: '2024-01-02T03:04:05.678Z',
-  updated_at: '2024-06-07T08:09:10.111Z',
-  research_data: { summary: 'r, with "quotes"' },
-  researched_at: '2024-05-02T07:30:00.500Z',
-};
+const FULL: Contact = { id: '0190f5d2-7c3e-7a10-8b2c-3d4e5f607182', ...AWKWARD_CONTACT, tags: [...AWKWARD_CONTACT.tags] };
 
 const SPARSE: Contact = {
   id: '0190f5d2-7c3e-7a10-8b2c-3d4e5f607183',
@@ -64,7 +45,7 @@ async function render(format: ExportFormatName, contacts: Contact[]): Promise<st
 /** The import records `contacts import` would make of the exported text, as field values by id. */
 async function importBack(format: ExportFormatName, contacts: Contact[]) {
   const path = await writeTemp(`export-${format}-${contacts.length}.${format}`, await render(format, contacts));
-  return readContactsFile(path);
+  return (await readContactsFile(path)).records;
 }
 
 describe('ndjson and json', () => {
@@ -124,6 +105,19 @@ describe('csv', () => {
     expect(full!.contact).toEqual({ id, values });
     expect(sparse!.contact.values).toMatchObject({ phone: '+15550100', birthday: '--02-29', tags: null, research_data: null });
   });
+
+  it('writes a tag list that joining would not give back as a JSON array, so every list round-trips', async () => {
+    const lists = [[], ['a;b', 'c'], ['[draft]', 'x'], ['plain', 'list']];
+    const contacts = lists.map((tags, index) => ({ ...SPARSE, id: SPARSE.id.replace(/.$/, String(index)), tags }));
+    const rows = (await render('csv', contacts)).split('\r\n').slice(1, -1);
+    expect(rows.map((row) => row.split(',').slice(10, -8).join(','))).toEqual([
+      '[]',
+      '"[""a;b"",""c""]"',
+      '"[""[draft]"",""x""]"',
+      'plain;list',
+    ]);
+    expect((await importBack('csv', contacts)).map((record) => record.contact.values.tags)).toEqual(lists);
+  });
 });
 
 describe('vcard', () => {
@@ -145,7 +139,7 @@ describe('vcard', () => {
         'BDAY:19061209',
         'CATEGORIES:friend,a\\,b,ünïcode',
         'URL:https://www.linkedin.com/in/zoe-obrien',
-        'REV:20240607T080910Z',
+        'REV:20240607T080910.111Z',
         'END:VCARD',
         '',
       ].join('\n'),
@@ -188,9 +182,13 @@ describe('vcard', () => {
         birthday: FULL.birthday,
         tags: FULL.tags,
         linkedin_url: FULL.linkedin_url,
+        updated_at: FULL.updated_at,
       },
     });
-    expect(sparse!.contact).toEqual({ id: SPARSE.id, values: { phone: SPARSE.phone, birthday: SPARSE.birthday } });
+    expect(sparse!.contact).toEqual({
+      id: SPARSE.id,
+      values: { phone: SPARSE.phone, birthday: SPARSE.birthday, updated_at: SPARSE.updated_at },
+    });
     expect(text!.contact.values.birthday).toBe('around 1950');
   });
 });

@@ -27,7 +27,7 @@ describe('JSON', () => {
       ]),
     );
 
-    expect(await readContactsFile(path)).toEqual([
+    expect((await readContactsFile(path)).records).toEqual([
       {
         label: 'record 1',
         contact: {
@@ -90,7 +90,7 @@ describe('NDJSON', () => {
     ].join('\n');
     const path = await writeTemp('contacts.ndjson', text);
 
-    expect(await readContactsFile(path)).toEqual([
+    expect((await readContactsFile(path)).records).toEqual([
       { label: 'line 1', contact: { id: ADA_ID, values: { name: 'Ada Lovelace', tags: ['math'] } } },
       { label: 'line 4', contact: { id: null, values: { name: 'Grace Hopper', email: null } } },
     ]);
@@ -99,7 +99,7 @@ describe('NDJSON', () => {
   it('reads .jsonl the same way', async () => {
     const path = await writeTemp('contacts.jsonl', '{"name": "Ada Lovelace"}\n');
 
-    expect(await readContactsFile(path)).toEqual([{ label: 'line 1', contact: { id: null, values: { name: 'Ada Lovelace' } } }]);
+    expect((await readContactsFile(path)).records).toEqual([{ label: 'line 1', contact: { id: null, values: { name: 'Ada Lovelace' } } }]);
   });
 
   it('labels a field the contact rules refuse with its line', async () => {
@@ -186,13 +186,13 @@ describe('CSV', () => {
   it('reads quoted multi-line cells and ;-separated tags, labelling each row by the line it starts on', async () => {
     const path = await writeTemp('contacts.csv', `${CSV_ROWS.join('\n')}\n`);
 
-    expect(await readContactsFile(path)).toEqual(CSV_RECORDS);
+    expect((await readContactsFile(path)).records).toEqual(CSV_RECORDS);
   });
 
   it('reads CRLF line breaks, also inside quoted cells, the same way', async () => {
     const path = await writeTemp('contacts-crlf.csv', CSV_ROWS.join('\r\n'));
 
-    expect(await readContactsFile(path)).toEqual(CSV_RECORDS);
+    expect((await readContactsFile(path)).records).toEqual(CSV_RECORDS);
   });
 
   it('gives no records for an empty file or a header alone', () => {

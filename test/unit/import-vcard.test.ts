@@ -133,7 +133,7 @@ describe('vCard records', () => {
   it('reads a Google Contacts export: folded lines, groups, escapes, a card with only N', async () => {
     const path = await writeTemp('google.vcf', GOOGLE_EXPORT);
 
-    expect(await readContactsFile(path)).toEqual([
+    expect((await readContactsFile(path)).records).toEqual([
       {
         label: 'card 1 (line 1)',
         contact: {
@@ -174,7 +174,7 @@ describe('vCard records', () => {
   it('reads an Apple Contacts export: type=pref, X-SOCIALPROFILE, year-less birthdays, UUID UIDs', async () => {
     const path = await writeTemp('apple.vcf', APPLE_EXPORT);
 
-    expect(await readContactsFile(path)).toEqual([
+    expect((await readContactsFile(path)).records).toEqual([
       {
         label: 'card 1 (line 1)',
         contact: {
@@ -220,6 +220,11 @@ describe('vCard records', () => {
           location: 'München, Bayern, Deutschland',
           description: 'Erste Zeile\nZweite Zeile: Grüße an die Familie Müller und Freunde',
         },
+        notImported: [
+          'TEL (a contact keeps one)',
+          'ADR street, post office box or postal code (a contact keeps the place)',
+          'ORG department (a contact keeps the organization)',
+        ],
       },
     ]);
   });
@@ -237,9 +242,51 @@ describe('vCard records', () => {
           tags: ['NASA', 'Mathematicians', 'Hidden Figures, the book'],
           linkedin_url: 'https://www.linkedin.com/in/katherine-johnson',
         },
+        notImported: ['EMAIL (a contact keeps one)', 'URL or X-SOCIALPROFILE other than LinkedIn'],
       },
       { label: 'card 2 (line 14)', fields: { name: 'Dorothy Vaughan', email: 'dorothy@nasa.example' } },
     ]);
+  });
+
+  it('names what Google and Apple exports carry that a contact has no place for, with how many cards carry it', async () => {
+    const google = await readContactsFile(await writeTemp('google-left.vcf', GOOGLE_EXPORT));
+    const apple = await readContactsFile(await writeTemp('apple-left.vcf', APPLE_EXPORT + GOOGLE_EXPORT));
+
+    expect(google.notImported).toEqual([
+      { what: 'EMAIL (a contact keeps one)', records: 1 },
+      { what: 'ADR street, post office box or postal code (a contact keeps the place)', records: 1 },
+      { what: 'PHOTO', records: 1 },
+    ]);
+    expect(apple.notImported).toEqual([
+      { what: 'PHOTO', records: 2 },
+      { what: 'EMAIL (a contact keeps one)', records: 2 },
+      { what: 'ADR street, post office box or postal code (a contact keeps the place)', records: 2 },
+      { what: 'TEL (a contact keeps one)', records: 1 },
+      { what: 'ADR (a contact keeps one)', records: 1 },
+      { what: 'ORG department (a contact keeps the organization)', records: 1 },
+      { what: 'URL or X-SOCIALPROFILE other than LinkedIn', records: 1 },
+    ]);
+  });
+
+  it('reads REV as updated_at, in basic or extended ISO 8601, with or without a fraction; other REV text is reported', () => {
+    const card = (rev: string) => `BEGIN:VCARD\nVERSION:4.0\nFN:Someone\nREV:${rev}\nEND:VCARD\n`;
+    const updatedAt = (rev: string) => parseVcardRecords(card(rev))[0]!.fields.updated_at;
+
+    expect(updatedAt('20240501T093000Z')).toBe('2024-05-01T09:30:00.000Z');
+    expect(updatedAt('20240501T093000.123Z')).toBe('2024-05-01T09:30:00.123Z');
+    expect(updatedAt('2024-05-01T09:30:00.5+02:00')).toBe('2024-05-01T07:30:00.500Z');
+    expect(updatedAt('20240501T093000-0130')).toBe('2024-05-01T11:00:00.000Z');
+    expect(updatedAt('20240501')).toBe('2024-05-01T00:00:00.000Z');
+    expect(parseVcardRecords(card('last Tuesday'))).toEqual([
+      { label: 'card 1 (line 1)', fields: { name: 'Someone' }, notImported: ['REV (not a date and time)'] },
+    ]);
+    expect(parseVcardRecords(card('20241301T000000Z'))[0]!.notImported).toEqual(['REV (not a date and time)']);
+  });
+
+  it('keeps a BDAY;VALUE=text as written, even when it looks like a date', () => {
+    const card = 'BEGIN:VCARD\nVERSION:4.0\nFN:Someone\nBDAY;VALUE=text:19900101\nEND:VCARD\n';
+
+    expect(parseVcardRecords(card)[0]!.fields.birthday).toBe('19900101');
   });
 
   it('keeps a birthday it does not recognize as written', () => {

@@ -8,13 +8,15 @@ describe('readContactsFile', () => {
   it('picks the format by extension whatever its case', async () => {
     const path = await writeTemp('CONTACTS.VCF', 'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ada Lovelace\r\nEND:VCARD\r\n');
 
-    expect(await readContactsFile(path)).toEqual([{ label: 'card 1 (line 1)', contact: { id: null, values: { name: 'Ada Lovelace' } } }]);
+    expect((await readContactsFile(path)).records).toEqual([
+      { label: 'card 1 (line 1)', contact: { id: null, values: { name: 'Ada Lovelace' } } },
+    ]);
   });
 
   it('ignores a UTF-8 byte order mark', async () => {
     const path = await writeTemp('bom.csv', '\uFEFFname,email\nAda,ada@example.com\n');
 
-    expect(await readContactsFile(path)).toEqual([
+    expect((await readContactsFile(path)).records).toEqual([
       { label: 'line 2', contact: { id: null, values: { name: 'Ada', email: 'ada@example.com' } } },
     ]);
   });
@@ -22,7 +24,7 @@ describe('readContactsFile', () => {
   it('gives no records for an empty file', async () => {
     const path = await writeTemp('empty.json', '');
 
-    expect(await readContactsFile(path)).toEqual([]);
+    expect((await readContactsFile(path)).records).toEqual([]);
   });
 
   it('refuses an unsupported extension, naming the supported ones', async () => {

@@ -22,7 +22,7 @@ function fakeStore(name: string) {
     listPageJson: () => answer('listPageJson', { json: Buffer.from('{}'), returned: 0, total: name === 'replica' ? 1 : 2, version: 1 }),
     get: () => answer('get', { contact: { id: name } as Contact, mergedFrom: null }),
     search: () => answer('search', [{ id: name } as Contact]),
-    importContacts: () => answer('importContacts', 1),
+    importContacts: () => answer('importContacts', { created: 1, updated: 0, unchanged: 0, merged: 0 }),
     merge: () => answer('merge', undefined),
     delete: () => answer('delete', 1),
     changeLog: () => answer('changeLog', { currentSeq: 1, changesFrom: 0 }),

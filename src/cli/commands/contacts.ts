@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { readContactsFile } from '../../import/read-contacts-file.js';
+import { readContactsFile, type ContactsFile } from '../../import/read-contacts-file.js';
+import type { ImportOutcome } from '../../store/store.js';
 import { requireUser, withStore } from '../context.js';
 import { print, type CliIo } from '../io.js';
 
@@ -13,11 +14,12 @@ export function registerContactCommands(program: Command, io: CliIo): void {
     .argument('<file>', 'the file to import')
     .option('--json', 'print one JSON object')
     .action(async (file: string, options: { user: string; json?: boolean }) => {
-      const records = await readContactsFile(file);
-      const imported = await withStore(io, async (store) =>
+      const { records, notImported } = await readContactsFile(file);
+      const outcome = await withStore(io, async (store) =>
         store.contacts.importContacts((await requireUser(store, options.user)).id, records),
       );
-      print(io, options, { imported }, `Imported ${imported} contact${imported === 1 ? '' : 's'}`);
+      const summary = { imported: records.length, ...outcome, not_imported: notImported };
+      print(io, options, summary, importSummaryText(summary));
     });
 
   contacts
@@ -40,6 +42,26 @@ export function registerContactCommands(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object')
     .action(async (ids: string[], options: { user: string; json?: boolean }) => {
       const deleted = await withStore(io, async (store) => store.contacts.delete((await requireUser(store, options.user)).id, ids));
-      print(io, options, { deleted }, `Deleted ${deleted} contact${deleted === 1 ? '' : 's'}`);
+      print(io, options, { deleted }, `Deleted ${plural(deleted, 'contact')}`);
     });
+}
+
+/** `Imported 3 contacts: 1 created, 1 updated, 1 unchanged`, then what the file held that contacts have no place for. */
+function importSummaryText({ imported, created, updated, unchanged, merged, not_imported }: ImportOutcome & ImportSummaryExtras): string {
+  const parts = [`${created} created`, `${updated} updated`, `${unchanged} unchanged`, ...(merged > 0 ? [`${merged} merged`] : [])];
+  const lines = [`Imported ${plural(imported, 'contact')}: ${parts.join(', ')}`];
+  if (not_imported.length > 0) {
+    lines.push('Not imported, as a contact has no place for them:');
+    lines.push(...not_imported.map(({ what, records }) => `  ${what}: on ${plural(records, 'record')}`));
+  }
+  return lines.join('\n');
+}
+
+interface ImportSummaryExtras {
+  imported: number;
+  not_imported: ContactsFile['notImported'];
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }

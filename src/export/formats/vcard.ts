@@ -9,10 +9,12 @@ const TEL_URI_SAFE = /^\+?[0-9][0-9().-]*$/;
 /**
  * vCard 4.0 (RFC 6350), one card per contact, which `contacts import` and address books (Apple, Google) read:
  * UID (urn:uuid:<id>), FN and N (name), EMAIL, TEL (phone), ORG (company), TITLE, ADR (location, as the
- * locality), NOTE (description), BDAY (birthday), CATEGORIES (tags), URL (linkedin_url) and REV (updated_at).
+ * locality), NOTE (description), BDAY (birthday), CATEGORIES (tags), URL (linkedin_url) and REV (updated_at, in
+ * ISO 8601 basic format with its milliseconds: `20240501T093000.123Z`).
  *
  * vCard has no place for school, source, enrichment, enriched_at, research_data, researched_at or created_at:
- * those are lost (use csv, json or ndjson to keep every field), and an import gives the contact a new created_at.
+ * those are lost (use csv, json or ndjson to keep every field). Importing the file over the same contacts changes
+ * nothing; into an empty network, it gives each contact created_at = updated_at.
  */
 export const vcardFormat: ExportFormat = {
   start: '',
@@ -37,7 +39,8 @@ function vcard(contact: Contact): string {
   if (contact.birthday !== null) lines.push(birthday(contact.birthday));
   add('CATEGORIES', contact.tags === null || contact.tags.length === 0 ? null : contact.tags.map(escapeText).join(','));
   add('URL', text(contact.linkedin_url));
-  lines.push(`REV:${contact.updated_at.replace(/[-:]|\.\d+/g, '')}`, 'END:VCARD');
+  // Milliseconds kept, so a re-import finds updated_at unchanged.
+  lines.push(`REV:${contact.updated_at.replace(/[-:]/g, '')}`, 'END:VCARD');
   return lines.map(fold).join('\r\n') + '\r\n';
 }
 

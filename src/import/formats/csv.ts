@@ -12,7 +12,8 @@ interface Row {
 
 /**
  * CSV with a header row of contact field names, each row labelled `line N` (where the row starts).
- * Empty cells give null; `tags` is `;`-separated; `enrichment` and `research_data` hold JSON objects.
+ * Empty cells give null; `tags` is `;`-separated, or a JSON array of strings when it starts with `[`;
+ * `enrichment` and `research_data` hold JSON objects.
  */
 export function parseCsvRecords(text: string): RawRecord[] {
   const [header, ...rows] = parseRows(text);
@@ -83,12 +84,16 @@ function readHeader({ line, cells: columns }: Row): string[] {
 function cellValue(column: string, cell: string, label: string): unknown {
   if (cell.trim() === '') return null;
   if (column === 'tags') {
+    if (cell.trimStart().startsWith('[')) return jsonCell(column, cell, label);
     return cell
       .split(';')
       .map((tag) => tag.trim())
       .filter((tag) => tag !== '');
   }
-  if (!JSON_COLUMNS.includes(column)) return cell;
+  return JSON_COLUMNS.includes(column) ? jsonCell(column, cell, label) : cell;
+}
+
+function jsonCell(column: string, cell: string, label: string): unknown {
   try {
     return JSON.parse(cell) as unknown;
   } catch (error) {

@@ -4,6 +4,8 @@ import { InputError } from '../../domain/errors.js';
 export interface RawRecord {
   label: string;
   fields: Record<string, unknown>;
+  /** What the record carries that no contact field holds (vCard: `PHOTO`, `EMAIL (a contact keeps one)`). */
+  notImported?: string[];
 }
 
 /** The value as a record's fields; JSON formats can hold anything where a contact object belongs. */

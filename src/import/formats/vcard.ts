@@ -1,4 +1,5 @@
 import { isUuid } from '../../domain/ids.js';
+import { parseIsoDateTime } from '../../domain/timestamps.js';
 import type { RawRecord } from './raw-record.js';
 import { readVcards, splitValue, unescapeValue, type Vcard, type VcardProperty } from './vcard-syntax.js';
 
@@ -13,12 +14,34 @@ const text: Decode = (property) => unescapeValue(property.value);
 /** ORG is organization;unit;…; the company is the organization. */
 const organization: Decode = (property) => unescapeValue(splitValue(property.value, ';')[0] ?? '');
 
+/** Properties that describe the card or other properties, not the person: never reported as not imported. */
+const CARD_METADATA = new Set([
+  'VERSION',
+  'PRODID',
+  'KIND',
+  'SOURCE',
+  'NAME',
+  'PROFILE',
+  'CLIENTPIDMAP',
+  'X-ABLABEL',
+  'X-ABSHOWAS',
+  'X-ABUID',
+  'X-ABADR',
+]);
+/** Properties a contact keeps one of (N only stands in for a missing FN). */
+const SINGLE_VALUED = ['FN', 'EMAIL', 'TEL', 'ORG', 'TITLE', 'ADR', 'NOTE', 'BDAY', 'UID', 'REV'];
+
 /**
  * vCards (2.1, 3.0, 4.0 as Google and Apple Contacts export them), labelled `card N (line L)`. A record holds
  * only the fields its card has, so importing it over an existing contact keeps that contact's other fields.
+ * REV gives updated_at. What a card carries that a contact has no place for is named in `notImported`.
  */
 export function parseVcardRecords(source: string): RawRecord[] {
-  return readVcards(source).map((card) => ({ label: card.label, fields: cardFields(card) }));
+  return readVcards(source).map((card) => {
+    const fields = cardFields(card);
+    const notImported = notImportedOf(card, fields);
+    return notImported.length === 0 ? { label: card.label, fields } : { label: card.label, fields, notImported };
+  });
 }
 
 function cardFields(card: Vcard): Record<string, unknown> {
@@ -43,7 +66,42 @@ function cardFields(card: Vcard): Record<string, unknown> {
     card.properties.filter(({ name }) => name === 'CATEGORIES').flatMap(({ value }) => tags(value)),
   );
   set('linkedin_url', linkedinUrl(card));
+  set('updated_at', revision(first(card, 'REV', text)?.value));
   return fields;
+}
+
+/** What of the card no field holds, once per kind: unknown properties, extra values, address parts, other URLs. */
+function notImportedOf(card: Vcard, fields: Record<string, unknown>): string[] {
+  const present = card.properties.filter((property) => property.value.trim() !== '');
+  const count = (name: string) => present.filter((property) => property.name === name).length;
+  const mapped = new Set([...CARD_METADATA, ...SINGLE_VALUED, 'N', 'CATEGORIES', 'URL', 'X-SOCIALPROFILE']);
+  const left = [...new Set(present.map(({ name }) => name).filter((name) => !mapped.has(name)))];
+  left.push(...SINGLE_VALUED.filter((name) => count(name) > 1).map((name) => `${name} (a contact keeps one)`));
+  const addressDetail = candidates(card, 'ADR', text).some(({ property }) =>
+    [0, 1, 2, 5].some((part) => unescapeValue(splitValue(property.value, ';')[part] ?? '').trim() !== ''),
+  );
+  if (addressDetail) left.push('ADR street, post office box or postal code (a contact keeps the place)');
+  if (
+    candidates(card, 'ORG', text).some(({ property }) =>
+      splitValue(property.value, ';')
+        .slice(1)
+        .some((unit) => unit.trim() !== ''),
+    )
+  ) {
+    left.push('ORG department (a contact keeps the organization)');
+  }
+  const otherUrls = present.filter(({ name }) => name === 'URL' || name === 'X-SOCIALPROFILE').length - (fields.linkedin_url ? 1 : 0);
+  if (otherUrls > 0) left.push('URL or X-SOCIALPROFILE other than LinkedIn');
+  if (fields.updated_at === undefined && count('REV') > 0) left.push('REV (not a date and time)');
+  return left;
+}
+
+/** REV as a timestamp: basic (`20240501T093000Z`, a fraction allowed) or extended ISO 8601, or a date (midnight UTC). */
+function revision(value: string | undefined): string | undefined {
+  const match = /^(\d{4})-?(\d{2})-?(\d{2})(?:T(\d{2}):?(\d{2}):?(\d{2})([.,]\d+)?(Z|[+-]\d{2}(?::?\d{2})?))?$/i.exec(value ?? '');
+  if (match === null) return undefined;
+  const [, year, month, day, hour = '00', minute = '00', second = '00', fraction = '', zone = 'Z'] = match;
+  return parseIsoDateTime(`${year}-${month}-${day}T${hour}:${minute}:${second}${fraction}${zone}`) ?? undefined;
 }
 
 /** The card's properties of that name with a non-blank value, in card order. */
@@ -97,6 +155,7 @@ function uuid(candidate: Candidate | undefined): string | undefined {
 function birthday(candidate: Candidate | undefined): string | undefined {
   if (candidate === undefined) return undefined;
   const { property, value } = candidate;
+  if (property.params.get('VALUE')?.[0]?.toLowerCase() === 'text') return value;
   if (/^\d{8}$|^\d{4}-\d{2}-\d{2}$/.test(value)) {
     const digits = value.replaceAll('-', '');
     const monthDay = `${digits.slice(4, 6)}-${digits.slice(6)}`;

@@ -13,7 +13,7 @@ import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchAsync } from '../search-plan.js';
-import type { ChangeRead, ContactStore, FoundContact, ImportRecord } from '../store.js';
+import type { ChangeRead, ContactStore, FoundContact, ImportOutcome, ImportRecord } from '../store.js';
 import { postgresChangeLog, postgresReadChanges } from './changes.js';
 import { ContactWriter, findExisting } from './contact-writer.js';
 import { mergeContacts } from './merge.js';
@@ -100,11 +100,11 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
     );
   }
 
-  async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<number> {
+  async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<ImportOutcome> {
     const now = new Date().toISOString();
-    await inTransaction(this.pool, async (client) => {
+    return inTransaction(this.pool, async (client) => {
       await lockOwnerListing(client, ownerId);
-      const writer = new ContactWriter(client, ownerId);
+      const writer = new ContactWriter(client, ownerId, now);
       for (let start = 0; start < records.length; start += LOOKUP_BATCH) {
         const batch = records.slice(start, start + LOOKUP_BATCH);
         const found = await findExisting(client, batch);
@@ -116,16 +116,17 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
         }
       }
       await writer.flush();
+      let merged = 0;
       for (const { label, contact } of records) {
         if (contact.mergedInto === undefined) continue;
         try {
-          await mergeContacts(client, ownerId, contact.id!, contact.mergedInto, now, 'no-op');
+          if (await mergeContacts(client, ownerId, contact.id!, contact.mergedInto, now, 'no-op')) merged++;
         } catch (error) {
           throw error instanceof InputError ? new InputError(`${label}: ${error.message}`) : error;
         }
       }
+      return { ...writer.counts, merged };
     });
-    return records.length;
   }
 
   async merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void> {

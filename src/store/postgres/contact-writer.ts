@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { CONTACT_VALUE_COLUMNS, postgresTypeOf, type ContactValueColumn } from '../columns.js';
+import { columnKind, CONTACT_VALUE_COLUMNS, postgresTypeOf, type ContactValueColumn } from '../columns.js';
 import type { ContactWrite, ExistingContact } from '../contact-write.js';
-import type { ImportRecord } from '../store.js';
+import type { ImportOutcome, ImportRecord } from '../store.js';
 
 /** During an import: contacts inserted or updated per statement. */
 const INSERT_BATCH = 1000;
@@ -23,10 +23,20 @@ const INSERT_ROWS = unnestRows(CONTACT_VALUE_COLUMNS);
 const INSERT_SQL = `INSERT INTO contacts (id, owner_id, ${CONTACT_VALUE_COLUMNS.join(', ')})
   SELECT u.id, $1::uuid, ${CONTACT_VALUE_COLUMNS.map(INSERT_ROWS.value).join(', ')} FROM ${INSERT_ROWS.source}`;
 
-function updateSql(columns: readonly ContactValueColumn[]): string {
-  const rows = unnestRows(columns);
-  return `UPDATE contacts AS c SET ${columns.map((column) => `${column} = ${rows.value(column)}`).join(', ')}
-  FROM ${rows.source} WHERE c.id = u.id AND c.owner_id = $1::uuid`;
+/**
+ * Sets the compared columns on the contacts of the batch that differ in one of them, and updated_at as ContactWrite
+ * says; the import's time is the last parameter.
+ */
+function updateSql(compared: readonly ContactValueColumn[]): string {
+  const rows = unnestRows([...compared, 'updated_at']);
+  // Timestamps are compared as the API shows them, to the millisecond: a host product's now() keeps microseconds.
+  const stored = (column: ContactValueColumn) =>
+    columnKind(column) === 'timestamp' ? `date_trunc('milliseconds', c.${column})` : `c.${column}`;
+  const now = `$${compared.length + 4}::timestamptz`;
+  return `UPDATE contacts AS c SET ${compared.map((column) => `${column} = ${rows.value(column)}, `).join('')}
+  updated_at = CASE WHEN ${stored('updated_at')} = u.updated_at THEN ${now} ELSE u.updated_at END
+  FROM ${rows.source} WHERE c.id = u.id AND c.owner_id = $1::uuid
+  AND (${compared.map(stored).join(', ')}) IS DISTINCT FROM (${compared.map(rows.value).join(', ')})`;
 }
 
 /** Who holds each id of the batch, whatever the owner. */
@@ -53,11 +63,12 @@ const emptyBatch = (mask = 0): Batch => ({ mask, writes: [], ids: new Set() });
 
 /**
  * Writes an import's contacts with the outcome of writing each record in turn, but in multi-row statements:
- * inserts are buffered; updates are buffered while they set the same columns (only those the record names).
+ * inserts are buffered; updates are buffered while they compare the same columns (those the record names).
  * Writes to different contacts commute, so a buffer is sent early only when order matters: before an update
- * of a contact still buffered (for insert or update), or when the updated columns change.
+ * of a contact still buffered (for insert or update), or when the compared columns change.
  */
 export class ContactWriter {
+  readonly counts: Omit<ImportOutcome, 'merged'> = { created: 0, updated: 0, unchanged: 0 };
   private readonly insertedIds = new Set<string>();
   private inserts = emptyBatch();
   private updates = emptyBatch();
@@ -65,6 +76,8 @@ export class ContactWriter {
   constructor(
     private readonly client: pg.PoolClient,
     private readonly ownerId: string,
+    /** The import's time: updated_at of what it changes. */
+    private readonly now: string,
   ) {}
 
   /** The contact this import inserted under `id`, if any. */
@@ -80,8 +93,12 @@ export class ContactWriter {
       if (this.inserts.writes.length >= INSERT_BATCH) await this.flushInserts();
       return;
     }
+    if (write.compared.length === 0) {
+      this.counts.unchanged++;
+      return;
+    }
     if (this.inserts.ids.has(id)) await this.flushInserts();
-    const mask = CONTACT_VALUE_COLUMNS.reduce((bits, column, index) => (column in write.values ? bits | (1 << index) : bits), 0);
+    const mask = CONTACT_VALUE_COLUMNS.reduce((bits, column, index) => (write.compared.includes(column) ? bits | (1 << index) : bits), 0);
     if (this.updates.ids.has(id) || mask !== this.updates.mask) await this.flushUpdates(mask);
     add(this.updates, write);
     if (this.updates.writes.length >= UPDATE_BATCH) await this.flushUpdates(mask);
@@ -95,27 +112,41 @@ export class ContactWriter {
   private async flushInserts(): Promise<void> {
     const { writes } = this.inserts;
     this.inserts = emptyBatch();
-    if (writes.length > 0) await this.send('contacts_import_insert', INSERT_SQL, CONTACT_VALUE_COLUMNS, writes);
+    if (writes.length === 0) return;
+    await this.send('contacts_import_insert', INSERT_SQL, CONTACT_VALUE_COLUMNS, writes);
+    this.counts.created += writes.length;
   }
 
   private async flushUpdates(nextMask: number): Promise<void> {
     const { mask, writes } = this.updates;
     this.updates = emptyBatch(nextMask);
     if (writes.length === 0) return;
-    const columns = CONTACT_VALUE_COLUMNS.filter((_, index) => (mask & (1 << index)) !== 0);
-    await this.send(`contacts_import_update_${mask.toString(16)}`, updateSql(columns), columns, writes);
+    const compared = CONTACT_VALUE_COLUMNS.filter((_, index) => (mask & (1 << index)) !== 0);
+    const name = `contacts_import_update_${mask.toString(16)}`;
+    const updated = await this.send(name, updateSql(compared), [...compared, 'updated_at'], writes, [this.now]);
+    this.counts.updated += updated;
+    this.counts.unchanged += writes.length - updated;
   }
 
-  private async send(name: string, text: string, columns: readonly ContactValueColumn[], writes: ContactWrite[]): Promise<void> {
-    await this.client.query({
+  /** Sends one multi-row statement; how many rows it wrote. */
+  private async send(
+    name: string,
+    text: string,
+    columns: readonly ContactValueColumn[],
+    writes: ContactWrite[],
+    after: readonly string[] = [],
+  ): Promise<number> {
+    const result = await this.client.query({
       name,
       text,
       values: [
         this.ownerId,
         writes.map((write) => write.id),
         ...columns.map((column) => writes.map((write) => encodeParameter(column, write.values[column]))),
+        ...after,
       ],
     });
+    return result.rowCount ?? 0;
   }
 }
 

@@ -4,7 +4,10 @@ import { assertMergeAllowed, isRepeatedMerge, type MergeCandidate, type Repeated
 
 const MERGE_CANDIDATE_SQL = 'SELECT id, is_self, merged_into FROM contacts WHERE owner_id = $1::uuid AND id = $2::uuid FOR UPDATE';
 
-/** Soft-merges `duplicateId` into `survivorId` within the caller's transaction, which holds the owner's listing row. */
+/**
+ * Soft-merges `duplicateId` into `survivorId` within the caller's transaction, which holds the owner's listing row.
+ * False when a repeated merge was a no-op.
+ */
 export async function mergeContacts(
   client: pg.PoolClient,
   ownerId: string,
@@ -12,7 +15,7 @@ export async function mergeContacts(
   survivorId: string,
   now: string,
   repeat: RepeatedMerge = 'refuse',
-): Promise<void> {
+): Promise<boolean> {
   const found = new Map<string, MergeCandidate>();
   // Locked in id order, so two merges of the same pair in opposite directions cannot deadlock.
   const ids = [...new Set([duplicateId, survivorId].map(canonicalId).filter((id) => id !== null))].sort();
@@ -23,7 +26,7 @@ export async function mergeContacts(
   const candidate = (id: string): MergeCandidate | undefined => found.get(canonicalId(id) ?? '');
   const duplicate = candidate(duplicateId);
   const survivor = candidate(survivorId);
-  if (isRepeatedMerge(duplicate, survivorId) && repeat === 'no-op') return;
+  if (isRepeatedMerge(duplicate, survivorId) && repeat === 'no-op') return false;
   assertMergeAllowed(duplicateId, survivorId, duplicate, survivor);
   // Contacts merged earlier into the duplicate follow it to the survivor, so chains stay one step long.
   await client.query(
@@ -31,4 +34,5 @@ export async function mergeContacts(
      WHERE owner_id = $3::uuid AND (id = $4::uuid OR merged_into = $4::uuid)`,
     [survivor!.id, now, ownerId, duplicate!.id],
   );
+  return true;
 }

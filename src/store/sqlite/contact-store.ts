@@ -11,7 +11,7 @@ import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchSync } from '../search-plan.js';
-import type { ChangeRead, ContactStore, FoundContact, ImportRecord } from '../store.js';
+import type { ChangeRead, ContactStore, FoundContact, ImportOutcome, ImportRecord } from '../store.js';
 import type { SqliteBulkLoad } from './bulk-load.js';
 import { sqliteChangeLog, sqliteReadChanges } from './changes.js';
 import { ContactWriter } from './contact-writer.js';
@@ -79,9 +79,10 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
     return rows.map(decodeContact);
   }
 
-  async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<number> {
+  async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<ImportOutcome> {
     const now = new Date().toISOString();
-    const writer = new ContactWriter(this.statements, ownerId);
+    const writer = new ContactWriter(this.statements, ownerId, now);
+    let merged = 0;
     await this.writeLock.run(() => {
       for (const record of records) {
         const { id } = record.contact;
@@ -91,13 +92,13 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
       for (const { label, contact } of records) {
         if (contact.mergedInto === undefined) continue;
         try {
-          mergeContacts(this.statements, ownerId, contact.id!, contact.mergedInto, now, 'no-op');
+          if (mergeContacts(this.statements, ownerId, contact.id!, contact.mergedInto, now, 'no-op')) merged++;
         } catch (error) {
           throw error instanceof InputError ? new InputError(`${label}: ${error.message}`) : error;
         }
       }
     });
-    return records.length;
+    return { ...writer.counts, merged };
   }
 
   async merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void> {

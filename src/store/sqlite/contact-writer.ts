@@ -1,5 +1,6 @@
 import { CONTACT_VALUE_COLUMNS, JSON_COLUMNS, type ContactValueColumn } from '../columns.js';
 import type { ContactWrite, ExistingContact } from '../contact-write.js';
+import type { ImportOutcome } from '../store.js';
 import type { Row, StatementCache } from './statements.js';
 
 const INSERT_SQL = `INSERT INTO contacts (id, owner_id, ${CONTACT_VALUE_COLUMNS.join(', ')})
@@ -7,9 +8,13 @@ const INSERT_SQL = `INSERT INTO contacts (id, owner_id, ${CONTACT_VALUE_COLUMNS.
 
 /** Writes an import's contacts one statement each, inside the caller's write transaction. */
 export class ContactWriter {
+  readonly counts: Omit<ImportOutcome, 'merged'> = { created: 0, updated: 0, unchanged: 0 };
+
   constructor(
     private readonly statements: StatementCache,
     private readonly ownerId: string,
+    /** The import's time: updated_at of what it changes. */
+    private readonly now: string,
   ) {}
 
   /** Who holds `id`, whatever the owner. */
@@ -23,11 +28,20 @@ export class ContactWriter {
       this.statements
         .get(INSERT_SQL)
         .run(write.id, this.ownerId, ...CONTACT_VALUE_COLUMNS.map((column) => encodeValue(column, write.values[column])));
+      this.counts.created++;
       return;
     }
-    const columns = CONTACT_VALUE_COLUMNS.filter((column) => column in write.values);
-    const sql = `UPDATE contacts SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE id = ? AND owner_id = ?`;
-    this.statements.get(sql).run(...columns.map((column) => encodeValue(column, write.values[column])), write.id, this.ownerId);
+    const changed = write.compared.length > 0 && this.update(write);
+    this.counts[changed ? 'updated' : 'unchanged']++;
+  }
+
+  private update({ id, values, compared }: Extract<ContactWrite, { kind: 'update' }>): boolean {
+    const encoded = compared.map((column) => encodeValue(column, values[column]));
+    const sql = `UPDATE contacts SET ${compared.map((column) => `${column} = ?, `).join('')}
+      updated_at = CASE WHEN updated_at IS ? THEN ? ELSE ? END
+      WHERE id = ? AND owner_id = ? AND (${compared.map((column) => `${column} IS NOT ?`).join(' OR ')})`;
+    const { updated_at: updatedAt } = values;
+    return this.statements.get(sql).run(...encoded, updatedAt, this.now, updatedAt, id, this.ownerId, ...encoded).changes > 0;
   }
 }
 

@@ -2,7 +2,7 @@ import { canonicalId } from '../../domain/ids.js';
 import { assertMergeAllowed, isRepeatedMerge, type MergeCandidate, type RepeatedMerge } from '../../domain/merge.js';
 import type { Row, StatementCache } from './statements.js';
 
-/** Soft-merges `duplicateId` into `survivorId`; runs inside the caller's write transaction. */
+/** Soft-merges `duplicateId` into `survivorId`; runs inside the caller's write transaction. False when a repeated merge was a no-op. */
 export function mergeContacts(
   statements: StatementCache,
   ownerId: string,
@@ -10,7 +10,7 @@ export function mergeContacts(
   survivorId: string,
   now: string,
   repeat: RepeatedMerge = 'refuse',
-): void {
+): boolean {
   const find = statements.get('SELECT id, is_self, merged_into FROM contacts WHERE owner_id = ? AND id = ?');
   const candidate = (id: string): MergeCandidate | undefined => {
     const canonical = canonicalId(id);
@@ -19,7 +19,7 @@ export function mergeContacts(
   };
   const duplicate = candidate(duplicateId);
   const survivor = candidate(survivorId);
-  if (isRepeatedMerge(duplicate, survivorId) && repeat === 'no-op') return;
+  if (isRepeatedMerge(duplicate, survivorId) && repeat === 'no-op') return false;
   assertMergeAllowed(duplicateId, survivorId, duplicate, survivor);
   // Contacts merged earlier into the duplicate follow it to the survivor, so chains stay one step long.
   // Two statements, each on its own index: SQLite plans `id = ? OR merged_into = ?` as a scan of the owner's rows.
@@ -29,4 +29,5 @@ export function mergeContacts(
   statements
     .get('UPDATE contacts SET merged_into = ?, updated_at = ? WHERE owner_id = ? AND id = ?')
     .run(survivor!.id, now, ownerId, duplicate!.id);
+  return true;
 }
