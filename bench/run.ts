@@ -12,6 +12,7 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { decodeSyncToken, encodeSyncToken } from '../src/domain/changes.js';
 import { BIG_USER_EMAIL, SMALL_USER_EMAIL, shapeForScale, writeDataset } from './dataset.js';
 import { writeResultsSection } from './results-file.js';
 
@@ -246,6 +247,20 @@ function get(port: number, path: string, key: string, agent?: Agent): Promise<st
 
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
+/**
+ * Positions spread evenly over the owner's whole change log: the feed is walked from its start, 1,000 changes a
+ * request, keeping each next_since. The first position is crafted (the log's start) the way the service makes them.
+ */
+async function feedTokens(port: number, key: string): Promise<string[]> {
+  const current = decodeSyncToken(JSON.parse(await get(port, '/api/v1/contacts/changes', key)).next_since);
+  const tokens = [encodeSyncToken({ ...current, seq: 0, after: null })];
+  for (;;) {
+    const answer = JSON.parse(await get(port, `/api/v1/contacts/changes?limit=1000&since=${tokens.at(-1)}`, key));
+    if (!answer.has_more) return tokens;
+    tokens.push(answer.next_since);
+  }
+}
+
 let bigNetwork = 0;
 
 async function measureTarget(
@@ -254,7 +269,7 @@ async function measureTarget(
   start: () => Promise<{ stop: () => Promise<number[]> }>,
   port: number,
   results: Measurement[],
-  extra: { walk: boolean },
+  extra: { walk: boolean; feed?: boolean },
 ): Promise<void> {
   log(`measuring ${target}`);
   const server = await start();
@@ -276,6 +291,13 @@ async function measureTarget(
       { connections: 1, seconds: duration },
     );
     load('random pages, 1k network', 'random-page.lua', { KEY: db.smallKey, NETWORK: '950' });
+    if (extra.feed) {
+      const tokensFile = join(WORK, 'feed-tokens.txt');
+      writeFileSync(tokensFile, `${(await feedTokens(port, db.bigKey)).join('\n')}\n`);
+      const feed = { KEY: db.bigKey, TOKENS_FILE: tokensFile };
+      load(`changes, 100 a request at random positions, ${big}`, 'changes.lua', feed);
+      load(`changes, 100 a request at random positions, ${big}, 1 connection`, 'changes.lua', feed, { connections: 1, seconds: duration });
+    }
     if (extra.walk) {
       const { latencies, pages } = await walk(port, db.bigKey);
       const first = mean(latencies.slice(0, 100));
@@ -359,7 +381,7 @@ async function main(): Promise<void> {
       () => startServer(process.execPath, [BIN, 'serve', ...workers], { DATABASE_URL: db.url }, port),
       port,
       results,
-      { walk: true },
+      { walk: true, feed: true },
     );
   }
 

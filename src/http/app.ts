@@ -99,7 +99,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const rateLimiter = deps.rateLimit ? createRateLimiter({ ...deps.rateLimit, metrics }) : noRateLimiter;
   await registerAuthorizedRoutes(app, { authenticator: deps.authenticator, rateLimiter }, (api) => {
     registerContactRoutes(api, { contacts: deps.store.contacts });
-    registerMcpRoute(api, { contacts: deps.store.contacts, rateLimiter });
+    registerMcpRoute(api, { contacts: deps.store.contacts, rateLimiter, allowedOrigins: http.corsOrigins ?? [] });
     const retentionDays = deps.changesRetentionDays ?? DEFAULT_CHANGES_RETENTION_DAYS;
     registerChangeRoutes(api, { contacts: deps.store.contacts, retentionMs: retentionDays * DAY_MS });
   });

@@ -15,5 +15,7 @@ const INSTRUCTIONS =
 export function createMcpServer(deps: ContactToolsDependencies): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { instructions: INSTRUCTIONS });
   registerContactTools(server, deps);
+  // McpServer advertises tools.listChanged, but these tools never change, so that notification never comes.
+  server.server.registerCapabilities({ tools: { listChanged: undefined } });
   return server;
 }

@@ -115,16 +115,56 @@ describeEachBackend('MCP authentication', (db) => {
       expect(body.result.serverInfo.name).toBe('contacts-api');
     });
 
-    it('keeps protocol errors in JSON: bad JSON, a non-JSON-RPC body, a missing Accept', async () => {
-      const badJson = await post(bearer(keys.valid), '{not json');
-      expect(badJson.status).toBe(400);
-      expect(await badJson.json()).toHaveProperty('error');
+    it('keeps protocol errors in JSON-RPC: bad JSON (-32700), a non-JSON-RPC body, a missing Accept', async () => {
+      for (const body of ['{not json', '']) {
+        const badJson = await post(bearer(keys.valid), body);
+        expect(badJson.status).toBe(400);
+        expect(await badJson.json()).toEqual({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32700, message: 'Parse error: the body is not valid JSON' },
+        });
+      }
       const notRpc = await post(bearer(keys.valid), { hello: 'world' });
       expect(notRpc.status).toBe(400);
       expect(await notRpc.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
       const noAccept = await post({ ...bearer(keys.valid), accept: 'application/json' });
       expect(noAccept.status).toBe(406);
       expect(await noAccept.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    });
+
+    it('does not advertise tools.listChanged: the tools never change, so the notification never comes', async () => {
+      const body = (await (await post(bearer(keys.valid))).json()) as { result: { capabilities: Record<string, unknown> } };
+      expect(body.result.capabilities.tools).toEqual({});
+    });
+
+    it('refuses a browser Origin not on the allow-list with 403, whatever Host says (DNS rebinding); no Origin passes', async () => {
+      const evil = { ...bearer(keys.valid), origin: 'http://evil.example.com', host: 'evil.example.com' };
+      const refused = await app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { ...evil, accept: 'application/json, text/event-stream' },
+        payload: INITIALIZE,
+      });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: 'Forbidden: Origin "http://evil.example.com" is not allowed to call this MCP server' },
+      });
+      expect((await post(bearer(keys.valid))).status).toBe(200);
+
+      const allowing = await buildTestApp(db().store, { http: { corsOrigins: ['https://app.example.com'] } });
+      const call = (origin: string) =>
+        allowing.inject({
+          method: 'POST',
+          url: '/mcp',
+          headers: { ...bearer(keys.valid), origin, accept: 'application/json, text/event-stream' },
+          payload: INITIALIZE,
+        });
+      expect((await call('https://app.example.com')).statusCode).toBe(200);
+      expect((await call('https://app.example.com.evil.example')).statusCode).toBe(403);
+      await allowing.close();
     });
 
     it('405 in JSON for GET and DELETE: no server-sent stream and no session in stateless mode', async () => {

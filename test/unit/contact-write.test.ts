@@ -121,19 +121,31 @@ describe('decideContactWrite insert (no contact has the id)', () => {
 describe('decideContactWrite update (the owner already has the id)', () => {
   const mine: ExistingContact = { owner_id: OWNER, is_self: false };
 
-  it('updates only the fields the record names, plus updated_at now', () => {
+  it('updates only the fields the record names, plus updated_at now, when one of them differs', () => {
     expect(decideContactWrite(OWNER, record('line 2', { id: CONTACT_ID, name: 'Ada' }), mine, NOW)).toStrictEqual({
       kind: 'update',
       id: CONTACT_ID,
       values: { name: 'Ada', updated_at: NOW },
+      compared: ['name'],
     });
   });
 
-  it('updates nothing but updated_at when the record names no field', () => {
-    expect(decideContactWrite(OWNER, record('line 2', { id: CONTACT_ID }), mine, NOW)).toStrictEqual({
-      kind: 'update',
-      id: CONTACT_ID,
-      values: { updated_at: NOW },
+  it('compares nothing, so writes nothing, when the record names no field or only updated_at', () => {
+    for (const fields of [{ id: CONTACT_ID }, { id: CONTACT_ID, updated_at: '2024-01-01T00:00:00.000Z' }]) {
+      expect(decideContactWrite(OWNER, record('line 2', fields), mine, NOW)).toMatchObject({ kind: 'update', compared: [] });
+    }
+  });
+
+  it('gives a new contact that names only updated_at that time as created_at too, never a later one', () => {
+    const earlier = '2024-01-01T00:00:00.000Z';
+    expect(decideContactWrite(OWNER, record('line 2', { name: 'x', updated_at: earlier }), undefined, NOW).values).toMatchObject({
+      created_at: earlier,
+      updated_at: earlier,
+    });
+    const later = '2999-01-01T00:00:00.000Z';
+    expect(decideContactWrite(OWNER, record('line 2', { name: 'x', updated_at: later }), undefined, NOW).values).toMatchObject({
+      created_at: NOW,
+      updated_at: later,
     });
   });
 

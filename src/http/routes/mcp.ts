@@ -6,6 +6,7 @@ import { createMcpServer } from '../../mcp/server.js';
 import type { ContactStore } from '../../store/store.js';
 import { INTERNAL_ERROR_MESSAGE } from '../../domain/errors.js';
 import { principalOf } from '../authorize.js';
+import { handleError } from '../errors.js';
 import type { RateLimiter } from '../rate-limit.js';
 
 export const MCP_PATH = '/mcp';
@@ -25,16 +26,32 @@ export const MCP_RESPONSE_LIMIT_BYTES = 1024 * 1024;
  * A request spends one unit of the key's limit, which pays for its first tool call; each further tool call of a
  * batch spends one more (docs/mcp-limits.md).
  */
-export function registerMcpRoute(app: FastifyInstance, deps: { contacts: ContactStore; rateLimiter: RateLimiter }): void {
+export function registerMcpRoute(
+  app: FastifyInstance,
+  deps: { contacts: ContactStore; rateLimiter: RateLimiter; allowedOrigins: readonly string[] },
+): void {
   app.post(
     MCP_PATH,
     {
       schema: { hide: true },
       bodyLimit: MCP_BODY_LIMIT_BYTES,
+      onRequest: async (request, reply) => {
+        const refusal = originRefusal(request.headers.origin, deps.allowedOrigins);
+        if (refusal !== null) return reply.code(403).send(jsonRpcError(-32000, refusal));
+      },
+      // A body that is not JSON is a JSON-RPC parse error, as the transport answers for JSON that is not JSON-RPC.
+      errorHandler: (error, request, reply) => {
+        const code = (error as { code?: unknown }).code;
+        if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+          void reply.code(400).send(jsonRpcError(-32700, 'Parse error: the body is not valid JSON'));
+        } else {
+          handleError(error, request, reply);
+        }
+      },
     },
     async (request, reply) => {
       const refusal = batchRefusal(request.body, headerValue(request.headers['mcp-protocol-version']));
-      if (refusal !== null) return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: refusal } });
+      if (refusal !== null) return reply.code(400).send(jsonRpcError(-32600, refusal));
       const { ownerId, keyId } = principalOf(request);
       const server = createMcpServer({
         contacts: deps.contacts,
@@ -78,6 +95,19 @@ export function registerMcpRoute(app: FastifyInstance, deps: { contacts: Contact
       }
     },
   );
+}
+
+/**
+ * DNS-rebinding protection (MCP transports, "Security Warning"): a page in a browser always sends Origin, so one not on
+ * the allow-list (CORS_ORIGINS) is refused, whatever Host says. Clients outside a browser send none and pass.
+ */
+export function originRefusal(origin: string | undefined, allowedOrigins: readonly string[]): string | null {
+  if (origin === undefined || allowedOrigins.includes(origin)) return null;
+  return `Forbidden: Origin "${origin}" is not allowed to call this MCP server`;
+}
+
+function jsonRpcError(code: number, message: string) {
+  return { jsonrpc: '2.0', id: null, error: { code, message } };
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
