@@ -11,3 +11,8 @@ export interface CliIo {
 export function print(io: CliIo, options: { json?: boolean }, value: object, human: string): void {
   io.stdout(options.json ? `${JSON.stringify(value)}\n` : `${human}\n`);
 }
+
+/** `1 contact`, `2 contacts`. */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

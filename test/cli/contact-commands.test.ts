@@ -108,6 +108,24 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
       });
     });
 
+    it('says in words what an import did, and what the file held that a contact has no place for', async () => {
+      const user = await newUser();
+      const card = (name: string) =>
+        `BEGIN:VCARD\r\nVERSION:3.0\r\nFN:${name}\r\nEMAIL:a@example.com\r\nEMAIL:b@example.com\r\nPHOTO:https://example.com/p.jpg\r\nEND:VCARD\r\n`;
+      const file = writeTempFile('words.vcf', card('One') + card('Two'));
+      const result = await cli(url(), 'contacts', 'import', '--user', user.id, file);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe(
+        [
+          'Imported 2 contacts: 2 created, 0 updated, 0 unchanged',
+          'Not imported, as a contact has no place for them:',
+          '  PHOTO: on 2 records',
+          '  EMAIL (a contact keeps one): on 2 records',
+          '',
+        ].join('\n'),
+      );
+    });
+
     it('re-importing an export is idempotent, and a partial record keeps the other fields', async () => {
       const user = await newUser();
       const id = randomUUID();

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { readContactsFile, type ContactsFile } from '../../import/read-contacts-file.js';
 import type { ImportOutcome } from '../../store/store.js';
 import { requireUser, withStore } from '../context.js';
-import { print, type CliIo } from '../io.js';
+import { plural, print, type CliIo } from '../io.js';
 
 export function registerContactCommands(program: Command, io: CliIo): void {
   const contacts = program.command('contacts').description('import, merge and delete contacts');
@@ -47,7 +47,7 @@ export function registerContactCommands(program: Command, io: CliIo): void {
 }
 
 /** `Imported 3 contacts: 1 created, 1 updated, 1 unchanged`, then what the file held that contacts have no place for. */
-function importSummaryText({ imported, created, updated, unchanged, merged, not_imported }: ImportOutcome & ImportSummaryExtras): string {
+function importSummaryText({ imported, created, updated, unchanged, merged, not_imported }: ImportSummary): string {
   const parts = [`${created} created`, `${updated} updated`, `${unchanged} unchanged`, ...(merged > 0 ? [`${merged} merged`] : [])];
   const lines = [`Imported ${plural(imported, 'contact')}: ${parts.join(', ')}`];
   if (not_imported.length > 0) {
@@ -57,11 +57,4 @@ function importSummaryText({ imported, created, updated, unchanged, merged, not_
   return lines.join('\n');
 }
 
-interface ImportSummaryExtras {
-  imported: number;
-  not_imported: ContactsFile['notImported'];
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
+type ImportSummary = ImportOutcome & { imported: number; not_imported: ContactsFile['notImported'] };

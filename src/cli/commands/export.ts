@@ -4,7 +4,7 @@ import { InputError } from '../../domain/errors.js';
 import { writeFileAtomically } from '../../export/atomic-file.js';
 import { writeContacts } from '../../export/export-contacts.js';
 import { EXPORT_FORMAT_NAMES, EXPORT_FORMATS, type ExportFormatName } from '../../export/export-format.js';
-import type { CliIo } from '../io.js';
+import { plural, type CliIo } from '../io.js';
 import { createProgressBar } from '../progress-bar.js';
 
 interface ExportOptions {
@@ -44,7 +44,7 @@ async function exportContacts(io: CliIo, options: ExportOptions): Promise<void> 
     const count = options.out === undefined ? await write(io.stdout) : await writeFileAtomically(options.out, write);
     progress?.finish(count);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    io.stderr(`Exported ${count} contact${count === 1 ? '' : 's'} as ${options.format} to ${options.out ?? 'stdout'} in ${seconds}s\n`);
+    io.stderr(`Exported ${plural(count, 'contact')} as ${options.format} to ${options.out ?? 'stdout'} in ${seconds}s\n`);
   } catch (error) {
     if (progress) io.stderr('\n');
     if (error instanceof InputError) throw error;

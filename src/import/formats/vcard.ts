@@ -30,6 +30,8 @@ const CARD_METADATA = new Set([
 ]);
 /** Properties a contact keeps one of (N only stands in for a missing FN). */
 const SINGLE_VALUED = ['FN', 'EMAIL', 'TEL', 'ORG', 'TITLE', 'ADR', 'NOTE', 'BDAY', 'UID', 'REV'];
+/** Properties some field reads: any other is reported whole. */
+const READ_PROPERTIES = new Set([...CARD_METADATA, ...SINGLE_VALUED, 'N', 'CATEGORIES', 'URL', 'X-SOCIALPROFILE']);
 
 /**
  * vCards (2.1, 3.0, 4.0 as Google and Apple Contacts export them), labelled `card N (line L)`. A record holds
@@ -74,8 +76,7 @@ function cardFields(card: Vcard): Record<string, unknown> {
 function notImportedOf(card: Vcard, fields: Record<string, unknown>): string[] {
   const present = card.properties.filter((property) => property.value.trim() !== '');
   const count = (name: string) => present.filter((property) => property.name === name).length;
-  const mapped = new Set([...CARD_METADATA, ...SINGLE_VALUED, 'N', 'CATEGORIES', 'URL', 'X-SOCIALPROFILE']);
-  const left = [...new Set(present.map(({ name }) => name).filter((name) => !mapped.has(name)))];
+  const left = [...new Set(present.map(({ name }) => name).filter((name) => !READ_PROPERTIES.has(name)))];
   left.push(...SINGLE_VALUED.filter((name) => count(name) > 1).map((name) => `${name} (a contact keeps one)`));
   const addressDetail = candidates(card, 'ADR', text).some(({ property }) =>
     [0, 1, 2, 5].some((part) => unescapeValue(splitValue(property.value, ';')[part] ?? '').trim() !== ''),
