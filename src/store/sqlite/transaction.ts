@@ -37,8 +37,10 @@ export class SqliteWriteLock {
 
   /** Runs `work` in one write transaction (BEGIN IMMEDIATE), or as a savepoint of the transaction already open. */
   async run<T>(work: () => T): Promise<T> {
-    if (!(await this.begin())) return this.db.transaction(work)();
-    return this.commitOrRollBack(work);
+    return this.onceBegun(
+      () => this.commitOrRollBack(work),
+      () => this.db.transaction(work)(),
+    );
   }
 
   /**
@@ -46,11 +48,23 @@ export class SqliteWriteLock {
    * when this connection is already in a transaction (the caller's work then joins it).
    */
   async begin(): Promise<boolean> {
-    if (this.db.inTransaction) return false;
+    return this.onceBegun(
+      () => true,
+      () => false,
+    );
+  }
+
+  /**
+   * Calls `begun` in the same turn of the event loop as its BEGIN IMMEDIATE succeeds, or `joined` when this connection
+   * is already in a transaction. No await may come between the two: another caller's work would see the transaction
+   * open and slip into it (rolled back with it, or left to run later as a deferred transaction without the lock).
+   */
+  private async onceBegun<T>(begun: () => T, joined: () => T): Promise<T> {
+    if (this.db.inTransaction) return joined();
     const { onLongWait } = this.policy;
     if (!onLongWait) {
       this.db.exec('BEGIN IMMEDIATE');
-      return true;
+      return begun();
     }
     const started = Date.now();
     let announced = false;
@@ -62,12 +76,12 @@ export class SqliteWriteLock {
           onLongWait();
         }
         await nextTurn();
-        if (this.db.inTransaction) return false;
+        if (this.db.inTransaction) return joined();
       }
-      return true;
     } finally {
       this.setBusyTimeout(this.policy.busyTimeoutMs);
     }
+    return begun();
   }
 
   /**
