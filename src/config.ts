@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { KEY_PREFIX_PATTERN } from './domain/api-key.js';
+import { parseOAuthConfig, type OAuthConfig } from './oauth/oauth-config.js';
 import { parseDatabaseUrl, type DatabaseTarget } from './store/open-store.js';
 
 /** Settings read once from the environment at start-up. */
@@ -59,6 +60,13 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** HSTS_MAX_AGE (default unset): send Strict-Transport-Security with this max-age in seconds. */
   readonly hstsMaxAgeSeconds: number | null;
+  /** OAuth for /mcp: OAUTH_ISSUER, OAUTH_EXTERNAL_*, the consent page's branding (src/oauth/oauth-config.ts). */
+  readonly oauth: OAuthConfig;
+  /**
+   * CONTACT_URL_TEMPLATE (default unset): the link the MCP `search` and `fetch` tools give each contact, with `{id}`
+   * replaced, like `https://app.example.com/contacts/{id}`. Unset, the link is the contact in this API.
+   */
+  readonly contactUrlTemplate: string | null;
 }
 
 export interface RateLimitConfig {
@@ -103,11 +111,12 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /** Parses and freezes the configuration; a bad value throws ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const database = Object.freeze(read('DATABASE_URL', () => parseDatabaseUrl(env.DATABASE_URL)));
+  const port = parsePort(env.PORT, 'PORT');
   return Object.freeze({
     database,
     databaseRead: read('DATABASE_READ_URL', () => parseReadReplicaUrl(env.DATABASE_READ_URL, database)),
     host: env.HOST?.trim() || '127.0.0.1',
-    port: parsePort(env.PORT, 'PORT'),
+    port,
     apiKeyPrefix: read('API_KEY_PREFIX', () => parseKeyPrefix(env.API_KEY_PREFIX)),
     logLevel: read('LOG_LEVEL', () => parseLogLevel(env.LOG_LEVEL)),
     rateLimit: Object.freeze({
@@ -133,10 +142,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: read('TRUST_PROXY', () => parseTrustProxy(env.TRUST_PROXY)),
     corsOrigins: read('CORS_ORIGINS', () => parseCorsOrigins(env.CORS_ORIGINS)),
     hstsMaxAgeSeconds: read('HSTS_MAX_AGE', () => (isUnset(env.HSTS_MAX_AGE) ? null : parseInteger(env.HSTS_MAX_AGE, 0, 0, 1_000_000_000))),
+    oauth: parseOAuthConfig(env, port, read),
+    contactUrlTemplate: read('CONTACT_URL_TEMPLATE', () => parseContactUrlTemplate(env.CONTACT_URL_TEMPLATE)),
   });
 }
 
 const MAX_WORKERS = 64;
+export const DEFAULT_PORT = 3000;
 
 /** A worker count for `serve --workers`, 1–64. */
 export function parseWorkerCount(text: string, name: string): number {
@@ -149,7 +161,7 @@ export function parseWorkerCount(text: string, name: string): number {
 
 /** A TCP port 0–65535 (0 picks a free one); `undefined` or empty gives 3000. */
 export function parsePort(text: string | undefined, name: string): number {
-  if (text === undefined || text.trim() === '') return 3000;
+  if (text === undefined || text.trim() === '') return DEFAULT_PORT;
   const port = /^\d{1,5}$/.test(text.trim()) ? Number(text) : Number.NaN;
   if (!(port >= 0 && port <= 65535)) throw new ConfigError(`${name} must be a port number from 0 to 65535; got "${text}"`);
   return port;
@@ -256,6 +268,16 @@ function parseCorsOrigins(text: string | undefined): readonly string[] {
     }
   }
   return Object.freeze(origins);
+}
+
+function parseContactUrlTemplate(text: string | undefined): string | null {
+  const trimmed = text?.trim() ?? '';
+  if (trimmed === '') return null;
+  const sample = trimmed.replaceAll('{id}', '00000000-0000-4000-8000-000000000000');
+  if (!trimmed.includes('{id}') || !URL.canParse(sample) || !['http:', 'https:'].includes(new URL(sample).protocol)) {
+    throw new Error(`must be an http(s) URL containing {id}, like https://app.example.com/contacts/{id}; got "${trimmed}"`);
+  }
+  return trimmed;
 }
 
 function read<T>(name: string, parse: () => T): T {

@@ -100,6 +100,7 @@ export async function startServer(
       logger,
       metrics,
       changesRetentionDays: config.changesRetentionDays,
+      oauth: config.oauth,
       ...(options.worker
         ? { metricsSource: { contentType: metrics.registry.contentType, metrics: () => askPrimary<string>({ kind: 'metrics' }) } }
         : {}),

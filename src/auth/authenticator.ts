@@ -16,7 +16,10 @@ export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' 
 /** How a 401 tells the client which credentials to send (RFC 6750). */
 export const WWW_AUTHENTICATE = 'Bearer realm="contacts-api"';
 
-/** Why a request may not proceed: 401 for any key problem (never saying which), 403 for a valid key not allowed. */
+/**
+ * Why a request may not proceed: 401 for any key problem (never saying which), 403 for a valid key not allowed.
+ * `challenge` is the WWW-Authenticate header that goes with it; a 401 always has one.
+ */
 export class AuthError extends PublicError {
   override name = 'AuthError';
   declare readonly status: 401 | 403;
@@ -24,8 +27,9 @@ export class AuthError extends PublicError {
     status: 401 | 403,
     message: string,
     readonly reason: AuthFailureReason,
+    challenge: string | null = status === 401 ? WWW_AUTHENTICATE : null,
   ) {
-    super(status, message, status === 401 ? { headers: { 'www-authenticate': WWW_AUTHENTICATE } } : {});
+    super(status, message, challenge === null ? {} : { headers: { 'www-authenticate': challenge } });
   }
 }
 
@@ -38,6 +42,8 @@ export interface Principal {
 export interface Authenticator {
   /** Resolves an `Authorization` header value to its principal, or throws AuthError. */
   authenticate(authorization: string | undefined, scope: Scope): Promise<Principal>;
+  /** The same checks for the key with this id: what an OAuth grant bound to a key goes through on every use. */
+  authenticateKeyId(keyId: string, scope: Scope): Promise<Principal>;
 }
 
 export interface AuthenticatorOptions {
@@ -68,11 +74,11 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   const lookups = new LruCache<string, { found: KeyWithOwner | null; until: number }>(KEY_CACHE_ENTRIES);
   const lastTouched = new LruCache<string, number>(KEY_CACHE_ENTRIES);
 
-  const lookUp = async (hash: string, at: number): Promise<KeyWithOwner | null> => {
-    const cached = cacheTtlMs > 0 ? lookups.get(hash) : undefined;
-    if (cached !== undefined && cached.until > at) return cached.found;
-    const found = await keys.findByHash(hash);
-    if (cacheTtlMs > 0) lookups.set(hash, { found, until: at + cacheTtlMs });
+  const cached = async (cacheKey: string, at: number, find: () => Promise<KeyWithOwner | null>): Promise<KeyWithOwner | null> => {
+    const hit = cacheTtlMs > 0 ? lookups.get(cacheKey) : undefined;
+    if (hit !== undefined && hit.until > at) return hit.found;
+    const found = await find();
+    if (cacheTtlMs > 0) lookups.set(cacheKey, { found, until: at + cacheTtlMs });
     return found;
   };
 
@@ -86,22 +92,29 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     keys.touch(key.id, new Date(at).toISOString(), cutoff).catch(onTouchError);
   };
 
+  const admit = (found: KeyWithOwner | null, scope: Scope, at: number): Principal => {
+    if (!found) throw invalid('unknown');
+    const { key, ownerPlan } = found;
+    if (key.revoked_at !== null) throw invalid('revoked');
+    if (key.expires_at !== null && Date.parse(key.expires_at) <= at) throw invalid('expired');
+    if (!key.scopes.includes(scope)) throw new AuthError(403, `API key lacks ${scope}`, 'scope');
+    if (!billingPlanAllowsApiAccess(ownerPlan)) throw new AuthError(403, PRO_PLAN_REQUIRED_MESSAGE, 'plan');
+    recordUse(key, at);
+    return { ownerId: key.owner_id, keyId: key.id };
+  };
+
   return {
     async authenticate(authorization, scope) {
       if (authorization === undefined) throw invalid('missing');
       const token = extractBearerToken(authorization);
       if (token === null || !isWellFormedApiKey(token, apiKeyPrefix)) throw invalid('malformed');
       const at = now();
-      const found = await lookUp(hashApiKey(token), at);
-      if (!found) throw invalid('unknown');
-      const { key, ownerPlan } = found;
-      if (key.revoked_at !== null) throw invalid('revoked');
-      if (key.expires_at !== null && Date.parse(key.expires_at) <= at) throw invalid('expired');
-      if (!key.scopes.includes(scope)) throw new AuthError(403, `API key lacks ${scope}`, 'scope');
-      if (!billingPlanAllowsApiAccess(ownerPlan)) throw new AuthError(403, PRO_PLAN_REQUIRED_MESSAGE, 'plan');
-
-      recordUse(key, at);
-      return { ownerId: key.owner_id, keyId: key.id };
+      const hash = hashApiKey(token);
+      return admit(await cached(hash, at, () => keys.findByHash(hash)), scope, at);
+    },
+    async authenticateKeyId(keyId, scope) {
+      const at = now();
+      return admit(await cached(`id:${keyId}`, at, () => keys.findById(keyId)), scope, at);
     },
   };
 }

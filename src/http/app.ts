@@ -2,7 +2,10 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Authenticator } from '../auth/authenticator.js';
-import { DEFAULT_CHANGES_RETENTION_DAYS, DEFAULT_REQUEST_TIMEOUT_MS, type TrustProxy } from '../config.js';
+import { DEFAULT_CHANGES_RETENTION_DAYS, DEFAULT_PORT, DEFAULT_REQUEST_TIMEOUT_MS, type TrustProxy } from '../config.js';
+import { createAuthorizationServer } from '../oauth/authorization-server.js';
+import { createMcpAuthenticator } from '../oauth/mcp-authenticator.js';
+import { parseOAuthConfig, type OAuthConfig } from '../oauth/oauth-config.js';
 import type { RequestCounter } from '../rate-limit/request-counter.js';
 import type { Store } from '../store/store.js';
 import { handleClientError } from './client-error.js';
@@ -20,6 +23,7 @@ import { registerContactRoutes } from './routes/contacts.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMcpRoute } from './routes/mcp.js';
+import { registerOAuthRoutes } from './routes/oauth.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
 import { addSecurityHeaders } from './security-headers.js';
 
@@ -40,6 +44,8 @@ export interface AppDependencies {
   /** Requests per key per minute and where they are counted; omitted (or 0 per minute) = no rate limit. */
   rateLimit?: { perMinute: number; counter: RequestCounter };
   http?: Partial<HttpOptions>;
+  /** OAuth for /mcp (OAUTH_*); default: the embedded authorization server at http://localhost:3000. */
+  oauth?: OAuthConfig;
 }
 
 /** The HTTP settings of the configuration (see src/config.ts); each defaults to the configuration's default. */
@@ -99,10 +105,31 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const rateLimiter = deps.rateLimit ? createRateLimiter({ ...deps.rateLimit, metrics }) : noRateLimiter;
   await registerAuthorizedRoutes(app, { authenticator: deps.authenticator, rateLimiter }, (api) => {
     registerContactRoutes(api, { contacts: deps.store.contacts });
-    registerMcpRoute(api, { contacts: deps.store.contacts, rateLimiter, allowedOrigins: http.corsOrigins ?? [] });
     const retentionDays = deps.changesRetentionDays ?? DEFAULT_CHANGES_RETENTION_DAYS;
     registerChangeRoutes(api, { contacts: deps.store.contacts, retentionMs: retentionDays * DAY_MS });
   });
+  const oauth = deps.oauth ?? parseOAuthConfig({}, DEFAULT_PORT);
+  const authorizationServer =
+    oauth.external === null
+      ? await createAuthorizationServer({
+          config: oauth,
+          store: deps.store.oauth,
+          authenticator: deps.authenticator,
+          trustProxy: (http.trustProxy ?? false) !== false,
+          warn: (message) => app.log.warn(message),
+        })
+      : null;
+  const mcpAuthenticator = createMcpAuthenticator({
+    config: oauth,
+    keys: deps.authenticator,
+    apiKeyPrefix: deps.apiKeyPrefix,
+    provider: authorizationServer?.provider ?? null,
+    users: deps.store.users,
+  });
+  await registerAuthorizedRoutes(app, { authenticator: mcpAuthenticator, rateLimiter }, (api) => {
+    registerMcpRoute(api, { contacts: deps.store.contacts, rateLimiter, allowedOrigins: http.corsOrigins ?? [] });
+  });
+  await registerOAuthRoutes(app, { config: oauth, server: authorizationServer, keys: deps.authenticator });
   registerHealthRoutes(app, { store: deps.store });
   registerOpenApiRoute(app);
   registerDocsRoutes(app);

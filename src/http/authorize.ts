@@ -11,7 +11,7 @@ declare module 'fastify' {
 }
 
 export interface AuthorizationDependencies {
-  authenticator: Authenticator;
+  authenticator: Pick<Authenticator, 'authenticate'>;
   rateLimiter: RateLimiter;
 }
 

@@ -6,6 +6,7 @@ export const CORS_EXPOSED_HEADERS = [
   'RateLimit',
   'RateLimit-Policy',
   'Retry-After',
+  'WWW-Authenticate',
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',

@@ -59,6 +59,7 @@ export function withReadReplica(primary: Store, replica: Store, options: ReadRep
     kind: primary.kind,
     users: primary.users,
     keys: primary.keys,
+    oauth: primary.oauth,
     contacts: {
       listPage: (ownerId, page) => read((contacts) => contacts.listPage(ownerId, page)),
       listPageJson: (ownerId, page) => read((contacts) => contacts.listPageJson(ownerId, page)),

@@ -96,6 +96,8 @@ export interface KeyStore {
   /** Revokes the key; revoking twice keeps the first time. Returns null when no such key exists. */
   revoke(keyId: string): Promise<ApiKeyRecord | null>;
   findByHash(secretHash: string): Promise<KeyWithOwner | null>;
+  /** The key with this id and its owner's plan (what an OAuth grant bound to the key checks); null when none. */
+  findById(keyId: string): Promise<KeyWithOwner | null>;
   /**
    * Records use of the key unless it was already recorded after `unlessUsedAfter`. Never waits for a lock another
    * connection holds: while one does, the use is kept and written (with its own time) once the lock is free.
@@ -163,11 +165,48 @@ export interface ContactStore {
   readChanges(ownerId: string, after: ChangePosition, limit: number): Promise<ChangeRead>;
 }
 
+/**
+ * One record of the embedded OAuth server (a code, token, grant, client, interaction or session), as src/oauth/ hands it
+ * over: every identifier already hashed, the payload JSON without them.
+ */
+export interface OAuthRecord {
+  kind: string;
+  idHash: string;
+  payload: string;
+  grantId: string | null;
+  uidHash: string | null;
+  expiresAt: string;
+}
+
+/** A stored OAuth record while it has not expired. */
+export interface FoundOAuthRecord {
+  payload: string;
+  consumedAt: string | null;
+}
+
+/** The embedded OAuth server's storage: shared by every process, so any worker can finish a flow another began. */
+export interface OAuthStore {
+  save(record: OAuthRecord): Promise<void>;
+  /** The record unless it expired by `now`. */
+  find(kind: string, idHash: string, now: string): Promise<FoundOAuthRecord | null>;
+  findByUid(kind: string, uidHash: string, now: string): Promise<FoundOAuthRecord | null>;
+  /** Marks the record used (a code, a rotated refresh token), keeping the first time. */
+  consume(kind: string, idHash: string, at: string): Promise<void>;
+  destroy(kind: string, idHash: string): Promise<void>;
+  /** Removes every record issued under the grant (its codes and tokens, and the grant itself). */
+  revokeGrant(grantId: string): Promise<void>;
+  /** The secret stored under `name`, created from `generate()` by whichever process asks first. */
+  secret(name: string, generate: () => string): Promise<string>;
+  /** Removes up to `maxRows` records that expired before `before`; returns how many. */
+  pruneExpired(before: string, maxRows: number): Promise<number>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   readonly users: UserStore;
   readonly keys: KeyStore;
   readonly contacts: ContactStore;
+  readonly oauth: OAuthStore;
   /** Applies pending migrations; safe to call from several processes at once. Returns versions applied. */
   migrate(): Promise<number[]>;
   /**

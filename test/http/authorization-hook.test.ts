@@ -14,8 +14,17 @@ const PUBLIC_ROUTES = new Set([
   'GET /docs',
   'HEAD /docs',
 ]);
-/** The docs page's script bundle, named after its version. */
-const isPublic = (route: string) => PUBLIC_ROUTES.has(route) || /^(GET|HEAD) \/docs\/[\w.-]+\.js$/.test(route);
+/**
+ * Also public: the docs page's script bundle (named after its version), OAuth discovery documents, and the embedded
+ * authorization server (it is where a client gets a token).
+ */
+const isPublic = (route: string) =>
+  PUBLIC_ROUTES.has(route) || /^(GET|HEAD) \/docs\/[\w.-]+\.js$/.test(route) || /^[A-Z]+ \/(\.well-known|oauth)\//.test(route);
+/** What a 401 tells the client to do: send a key (REST), or start OAuth discovery (/mcp, MCP authorization). */
+const challengeOf = (route: string) =>
+  route === 'POST /mcp'
+    ? 'Bearer error="invalid_token", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/mcp", scope="contacts:read"'
+    : 'Bearer realm="contacts-api"';
 
 /** The routes Fastify has, read from its route tree (a child line adds to its parent's path): `METHOD /path` each. */
 function routesOf(app: FastifyInstance): string[] {
@@ -54,13 +63,14 @@ describeEachBackend('one authorization hook for every contact route', (db) => {
         payload: method === 'GET' || method === 'HEAD' ? undefined : '{not json',
       });
       expect({ route, status: response.statusCode }).toEqual({ route, status: 401 });
-      expect(response.headers['www-authenticate'], route).toBe('Bearer realm="contacts-api"');
+      expect(response.headers['www-authenticate'], route).toBe(challengeOf(route));
     }
   });
 
   it('serves the public routes without a key', async () => {
-    const present = routesOf(app).filter((route) => isPublic(route) && route.startsWith('GET'));
-    expect(present).toHaveLength(5);
+    // The authorization server's own paths need parameters (a client, an interaction): test/mcp/mcp-oauth.test.ts.
+    const present = routesOf(app).filter((route) => isPublic(route) && route.startsWith('GET') && !route.includes('/oauth/'));
+    expect(present).toHaveLength(9);
     for (const route of present) {
       const response = await app.inject({ method: 'GET', url: route.slice('GET '.length) });
       expect({ route, status: response.statusCode }).toEqual({ route, status: 200 });

@@ -16,6 +16,8 @@ import { createKey, createUser } from '../support/seed.js';
 const INVALID = 'Invalid or inactive API key';
 const LACKS_SCOPE = 'API key lacks contacts:read';
 const NEEDS_PRO = 'API access requires a Pro plan';
+/** The default issuer (OAUTH_ISSUER unset, PORT 3000): what starts an OAuth client's discovery. */
+const METADATA = 'resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/mcp", scope="contacts:read"';
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -69,7 +71,7 @@ describeEachBackend('MCP authentication', (db) => {
       for (const [name, headers] of Object.entries(cases)) {
         const response = await post(headers);
         expect(response.status, name).toBe(401);
-        expect(response.headers.get('www-authenticate'), name).toBe('Bearer realm="contacts-api"');
+        expect(response.headers.get('www-authenticate'), name).toBe(`Bearer error="invalid_token", ${METADATA}`);
         expect(await response.json(), name).toEqual({ error: INVALID });
       }
     });
@@ -83,9 +85,11 @@ describeEachBackend('MCP authentication', (db) => {
       const scope = await post(bearer(keys.noScope));
       expect(scope.status).toBe(403);
       expect(await scope.json()).toEqual({ error: LACKS_SCOPE });
+      expect(scope.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", ${METADATA}`);
       const plan = await post(bearer(keys.freePlan));
       expect(plan.status).toBe(403);
       expect(await plan.json()).toEqual({ error: NEEDS_PRO });
+      expect(plan.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", ${METADATA}`);
     });
 
     it('the SDK client cannot connect with a bad key', async () => {

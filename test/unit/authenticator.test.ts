@@ -55,6 +55,10 @@ class FakeKeyStore implements KeyStore {
     return this.byHash.get(secretHash) ?? null;
   }
 
+  async findById(keyId: string): Promise<KeyWithOwner | null> {
+    return [...this.byHash.values()].find(({ key }) => key.id === keyId) ?? null;
+  }
+
   touch(keyId: string, usedAt: string, unlessUsedAfter: string): Promise<void> {
     this.touches.push({ keyId, usedAt, unlessUsedAfter });
     return this.touchResult();

@@ -34,6 +34,13 @@ describe('loadConfig defaults', () => {
       trustProxy: false,
       corsOrigins: [],
       hstsMaxAgeSeconds: null,
+      oauth: {
+        issuer: 'http://localhost:3000',
+        external: null,
+        consent: { productName: 'Contacts', accentColor: '#2f5bd3', logoUrl: null, apiKeysUrl: null },
+        clientMetadataAllowPrivate: false,
+      },
+      contactUrlTemplate: null,
     });
   });
 
@@ -229,5 +236,66 @@ describe('ConfigError', () => {
     const error = new ConfigError('x');
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe('ConfigError');
+  });
+});
+
+describe('loadConfig OAuth and links', () => {
+  it('takes the issuer from OAUTH_ISSUER, or http://localhost:PORT', () => {
+    expect(loadConfig({ OAUTH_ISSUER: 'https://contacts.example.com' }).oauth.issuer).toBe('https://contacts.example.com');
+    expect(loadConfig({ PORT: '8080' }).oauth.issuer).toBe('http://localhost:8080');
+  });
+
+  it.each([
+    'contacts.example.com',
+    'https://contacts.example.com/',
+    'https://contacts.example.com/api',
+    'ftp://x.example',
+    'https://a.example?x=1',
+  ])('refuses OAUTH_ISSUER %j: it must be the origin clients use', (issuer) => {
+    expect(() => loadConfig({ OAUTH_ISSUER: issuer })).toThrow(/^OAUTH_ISSUER must be the public base URL clients use/);
+  });
+
+  it('reads an external issuer with its keys, audience and user claim; either alone is refused', () => {
+    const { external } = loadConfig({
+      OAUTH_ISSUER: 'https://contacts.example.com',
+      OAUTH_EXTERNAL_ISSUER: 'https://auth.example.com',
+      OAUTH_EXTERNAL_JWKS_URL: 'https://auth.example.com/jwks.json',
+    }).oauth;
+    expect(external).toEqual({
+      issuer: 'https://auth.example.com',
+      jwksUrl: 'https://auth.example.com/jwks.json',
+      audience: 'https://contacts.example.com/mcp',
+      userClaim: 'sub',
+    });
+    expect(() => loadConfig({ OAUTH_EXTERNAL_ISSUER: 'https://auth.example.com' })).toThrow(
+      /OAUTH_EXTERNAL_JWKS_URL and OAUTH_EXTERNAL_ISSUER must be set together/,
+    );
+    expect(() => loadConfig({ OAUTH_EXTERNAL_ISSUER: 'http://auth.example.com', OAUTH_EXTERNAL_JWKS_URL: 'https://a/j' })).toThrow(
+      /^OAUTH_EXTERNAL_ISSUER must be an https:\/\/ URL/,
+    );
+  });
+
+  it('reads the consent page branding and refuses a colour that is not one', () => {
+    const { consent } = loadConfig({
+      OAUTH_PRODUCT_NAME: 'Acme CRM',
+      OAUTH_ACCENT_COLOR: '#a1b2c3',
+      OAUTH_LOGO_URL: 'https://cdn.acme.example/logo.svg',
+    }).oauth;
+    expect(consent).toEqual({
+      productName: 'Acme CRM',
+      accentColor: '#a1b2c3',
+      logoUrl: 'https://cdn.acme.example/logo.svg',
+      apiKeysUrl: null,
+    });
+    expect(() => loadConfig({ OAUTH_ACCENT_COLOR: 'red;}' })).toThrow(/^OAUTH_ACCENT_COLOR must be a colour/);
+  });
+
+  it('reads CONTACT_URL_TEMPLATE, which must be an http(s) URL with {id}', () => {
+    expect(loadConfig({ CONTACT_URL_TEMPLATE: 'https://app.example.com/contacts/{id}' }).contactUrlTemplate).toBe(
+      'https://app.example.com/contacts/{id}',
+    );
+    expect(() => loadConfig({ CONTACT_URL_TEMPLATE: 'https://app.example.com/contacts' })).toThrow(
+      /^CONTACT_URL_TEMPLATE must be an http\(s\) URL containing \{id\}/,
+    );
   });
 });

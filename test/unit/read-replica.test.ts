@@ -32,6 +32,7 @@ function fakeStore(name: string) {
     kind: 'postgres',
     users: {} as Store['users'],
     keys: {} as Store['keys'],
+    oauth: {} as Store['oauth'],
     contacts,
     bulkImport: () => answer('bulkImport', { usersCreated: 0, contacts: 0 }),
     migrate: () => answer('migrate', [1]),

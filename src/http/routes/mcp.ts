@@ -5,11 +5,12 @@ import { MeteredTransport, type ToolCallAdmission } from '../../mcp/metered-tran
 import { createMcpServer } from '../../mcp/server.js';
 import type { ContactStore } from '../../store/store.js';
 import { INTERNAL_ERROR_MESSAGE } from '../../domain/errors.js';
+import { MCP_PATH } from '../../oauth/oauth-config.js';
 import { principalOf } from '../authorize.js';
+import { handOverResponse } from '../hand-over.js';
 import { handleError } from '../errors.js';
 import type { RateLimiter } from '../rate-limit.js';
 
-export const MCP_PATH = '/mcp';
 /** A batch of 20 calls takes a few KB; anything near this is not a client talking to these three tools. */
 export const MCP_BODY_LIMIT_BYTES = 64 * 1024;
 /**
@@ -72,11 +73,7 @@ export function registerMcpRoute(
       // JSON responses rather than an event stream: every tool answers at once, and plain JSON passes any proxy.
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       const metered = new MeteredTransport(transport, { maxResponseBytes: MCP_RESPONSE_LIMIT_BYTES, admitToolCall });
-      // The transport writes the response itself; the headers set so far (no-store, request id, …) go with it.
-      reply.hijack();
-      for (const [name, value] of Object.entries(reply.getHeaders())) {
-        if (value !== undefined) reply.raw.setHeader(name, value);
-      }
+      handOverResponse(reply);
       reply.raw.once('close', () => {
         void metered.close();
         void server.close();

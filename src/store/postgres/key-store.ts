@@ -43,12 +43,21 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async findByHash(secretHash: string): Promise<KeyWithOwner | null> {
+    return this.findWithOwner('api_keys_find_by_hash', 'k.secret_hash = $1::text', secretHash);
+  }
+
+  async findById(keyId: string): Promise<KeyWithOwner | null> {
+    const id = canonicalId(keyId);
+    return id === null ? null : this.findWithOwner('api_keys_find_by_id', 'k.id = $1::uuid', id);
+  }
+
+  private async findWithOwner(name: string, condition: string, value: string): Promise<KeyWithOwner | null> {
     const { rows } = await this.pool.query<ApiKeyRecord & { owner_plan: BillingPlan }>({
-      name: 'api_keys_find_by_hash',
+      name,
       text: `SELECT ${columnList(KEY_COLUMNS, 'k')}, u.plan AS owner_plan
              FROM api_keys k JOIN users u ON u.id = k.owner_id
-             WHERE k.secret_hash = $1::text`,
-      values: [secretHash],
+             WHERE ${condition}`,
+      values: [value],
     });
     const row = rows[0];
     if (!row) return null;

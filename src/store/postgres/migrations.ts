@@ -404,4 +404,25 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 7,
+    name: 'oauth authorization server',
+    sql: `
+      -- Identifiers are SHA-256 hashes: the table never holds a usable code, token or session id.
+      CREATE TABLE oauth_records (
+        kind text NOT NULL,
+        id_hash text NOT NULL,
+        payload text NOT NULL,
+        grant_id text,
+        uid_hash text,
+        expires_at timestamptz NOT NULL,
+        consumed_at timestamptz,
+        PRIMARY KEY (kind, id_hash)
+      );
+      CREATE INDEX oauth_records_grant ON oauth_records (grant_id) WHERE grant_id IS NOT NULL;
+      CREATE INDEX oauth_records_uid ON oauth_records (kind, uid_hash) WHERE uid_hash IS NOT NULL;
+      CREATE INDEX oauth_records_expiry ON oauth_records (expires_at);
+      CREATE TABLE oauth_secrets (name text PRIMARY KEY, value text NOT NULL, created_at timestamptz NOT NULL);
+    `,
+  },
 ];

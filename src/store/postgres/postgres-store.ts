@@ -3,12 +3,13 @@ import { importInBulk } from '../bulk-import.js';
 import { KeyUseRecorder } from '../key-use-recorder.js';
 import { runMigrations, type MigrationDialect } from '../migrator.js';
 import type { PagedListingOptions } from '../paged-listing.js';
-import type { ContactStore, KeyStore, NewUser, OwnerBatch, PoolStats, Store, StoreOptions, UserStore } from '../store.js';
+import type { ContactStore, KeyStore, NewUser, OAuthStore, OwnerBatch, PoolStats, Store, StoreOptions, UserStore } from '../store.js';
 import { postgresPruneChanges } from './changes.js';
 import { openPool } from './connection.js';
 import { PostgresContactStore } from './contact-store.js';
 import { PostgresKeyStore, recordKeyUsesUnlessLocked } from './key-store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { PostgresOAuthStore } from './oauth-store.js';
 import { inTransaction, joiningTransaction } from './transaction.js';
 import { PostgresUserStore } from './user-store.js';
 
@@ -55,6 +56,7 @@ class PostgresStore implements Store {
   readonly users: UserStore;
   readonly keys: KeyStore;
   readonly contacts: ContactStore;
+  readonly oauth: OAuthStore;
   private readonly keyUses: KeyUseRecorder;
   private closed = false;
 
@@ -66,6 +68,7 @@ class PostgresStore implements Store {
     this.users = new PostgresUserStore(pool);
     this.keys = new PostgresKeyStore(pool, this.keyUses);
     this.contacts = new PostgresContactStore(pool, listingOptions);
+    this.oauth = new PostgresOAuthStore(pool);
   }
 
   async migrate(): Promise<number[]> {

@@ -51,13 +51,22 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async findByHash(secretHash: string): Promise<KeyWithOwner | null> {
+    return this.findWithOwner('k.secret_hash = ?', secretHash);
+  }
+
+  async findById(keyId: string): Promise<KeyWithOwner | null> {
+    const id = canonicalId(keyId);
+    return id === null ? null : this.findWithOwner('k.id = ?', id);
+  }
+
+  private findWithOwner(condition: string, value: string): KeyWithOwner | null {
     const row = this.statements
       .get(
         `SELECT ${columnList(KEY_COLUMNS, 'k')}, u.plan AS owner_plan
          FROM api_keys k JOIN users u ON u.id = k.owner_id
-         WHERE k.secret_hash = ?`,
+         WHERE ${condition}`,
       )
-      .get(secretHash) as Row | undefined;
+      .get(value) as Row | undefined;
     return row ? { key: keyFromRow(row), ownerPlan: row.owner_plan as BillingPlan } : null;
   }
 

@@ -396,4 +396,25 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 8,
+    name: 'oauth authorization server',
+    sql: `
+      -- Identifiers are SHA-256 hashes: the table never holds a usable code, token or session id.
+      CREATE TABLE oauth_records (
+        kind TEXT NOT NULL,
+        id_hash TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        grant_id TEXT,
+        uid_hash TEXT,
+        expires_at TEXT NOT NULL,
+        consumed_at TEXT,
+        PRIMARY KEY (kind, id_hash)
+      ) WITHOUT ROWID;
+      CREATE INDEX oauth_records_grant ON oauth_records (grant_id) WHERE grant_id IS NOT NULL;
+      CREATE INDEX oauth_records_uid ON oauth_records (kind, uid_hash) WHERE uid_hash IS NOT NULL;
+      CREATE INDEX oauth_records_expiry ON oauth_records (expires_at);
+      CREATE TABLE oauth_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at TEXT NOT NULL);
+    `,
+  },
 ];

@@ -3,12 +3,13 @@ import { importInBulk } from '../bulk-import.js';
 import { KeyUseRecorder } from '../key-use-recorder.js';
 import { runMigrations, type MigrationDialect } from '../migrator.js';
 import type { PagedListingOptions } from '../paged-listing.js';
-import type { KeyStore, NewUser, OwnerBatch, Store, StoreOptions, UserStore } from '../store.js';
+import type { KeyStore, NewUser, OAuthStore, OwnerBatch, Store, StoreOptions, UserStore } from '../store.js';
 import { SqliteBulkLoad } from './bulk-load.js';
 import { sqlitePruneChanges } from './changes.js';
 import { openDatabase } from './connection.js';
 import { SqliteContactStore } from './contact-store.js';
 import { recordKeyUsesIfFree, SqliteKeyStore } from './key-store.js';
+import { SqliteOAuthStore } from './oauth-store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
@@ -68,6 +69,7 @@ class SqliteStore implements Store {
   readonly users: UserStore;
   readonly keys: KeyStore;
   readonly contacts: SqliteContactStore;
+  readonly oauth: OAuthStore;
   private readonly keyUses: KeyUseRecorder;
   private readonly statements: StatementCache;
 
@@ -82,6 +84,7 @@ class SqliteStore implements Store {
     this.users = new SqliteUserStore(statements, writeLock);
     this.keys = new SqliteKeyStore(statements, writeLock, this.keyUses);
     this.contacts = new SqliteContactStore(statements, writeLock, listingOptions);
+    this.oauth = new SqliteOAuthStore(statements, writeLock);
   }
 
   async migrate(): Promise<number[]> {

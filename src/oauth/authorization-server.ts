@@ -1,0 +1,169 @@
+import { createHmac, generateKeyPairSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { Authenticator } from '../auth/authenticator.js';
+import { AuthError } from '../auth/authenticator.js';
+import { CONTACTS_READ } from '../domain/scopes.js';
+import type { OAuthStore } from '../store/store.js';
+import { renderOAuthErrorPage } from './consent-page.js';
+import { mcpResourceOf, type OAuthConfig } from './oauth-config.js';
+import { StoreAdapter } from './store-adapter.js';
+
+/** Where the embedded authorization server's endpoints live, under the issuer. */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  end_session: '/oauth/logout',
+  pushed_authorization_request: '/oauth/par',
+  consent: '/oauth/consent',
+} as const;
+
+/** RFC 9700 and the MCP authorization spec: codes are short-lived and single-use; access tokens live an hour. */
+export const OAUTH_TTL_SECONDS = {
+  AuthorizationCode: 60,
+  AccessToken: 3600,
+  RefreshToken: 30 * 86_400,
+  Grant: 365 * 86_400,
+  Interaction: 600,
+  Session: 600,
+} as const;
+
+export interface AuthorizationServerDependencies {
+  config: OAuthConfig;
+  store: OAuthStore;
+  /** Checks the API key a grant is bound to, with the same rules (and cache bound) as a key sent as a Bearer. */
+  authenticator: Authenticator;
+  /** Believe X-Forwarded-Proto and -Host (TRUST_PROXY), so secure cookies work behind a TLS-terminating proxy. */
+  trustProxy: boolean;
+  /** Where the library's own console warnings go instead (the service logs JSON lines). */
+  warn: (message: string) => void;
+}
+
+/**
+ * Loads oidc-provider only where it serves, turning the warnings it prints on import into log lines: on Node 20 it
+ * warns that it prefers Node 22, and the suite runs every flow here on Node 20 (docs/oauth.md).
+ */
+async function loadOidcProvider(warn: (message: string) => void): Promise<typeof import('oidc-provider')> {
+  const consoleWarn = console.warn;
+  console.warn = (...parts: unknown[]) => warn(parts.join(' '));
+  try {
+    return await import('oidc-provider');
+  } finally {
+    console.warn = consoleWarn;
+  }
+}
+
+/** The embedded authorization server and what its consent page needs besides. */
+export interface EmbeddedAuthorizationServer {
+  provider: Provider;
+  /** The resource its tokens are for: `<issuer>/mcp`. */
+  resource: string;
+  /** The consent form's CSRF token for an interaction. */
+  consentToken(uid: string): string;
+  /** Whether a submitted CSRF token is the interaction's (constant time). */
+  isConsentToken(uid: string, token: unknown): boolean;
+}
+
+/**
+ * The embedded OAuth 2.1 authorization server: panva's oidc-provider (OpenID Certified), configured for one protected
+ * resource (`/mcp`) and one scope. Users log in by entering a personal API key on the consent page, and the grant is
+ * bound to that key: every token issued under it is checked against the key whenever it is used (docs/oauth.md).
+ */
+export async function createAuthorizationServer(deps: AuthorizationServerDependencies): Promise<EmbeddedAuthorizationServer> {
+  const { config, store, authenticator } = deps;
+  const { default: Provider, errors } = await loadOidcProvider(deps.warn);
+  const resource = mcpResourceOf(config);
+  const randomSecret = () => randomBytes(32).toString('base64url');
+  const [cookieKey, csrfKey, signingKey] = await Promise.all([
+    store.secret('cookie-key', randomSecret),
+    store.secret('csrf-key', randomSecret),
+    store.secret('signing-key', generateSigningJwk),
+  ]);
+
+  const configuration: Configuration = {
+    adapter: (kind: string) => new StoreAdapter(kind, store),
+    cookies: { keys: [cookieKey] },
+    jwks: { keys: [JSON.parse(signingKey) as Record<string, string>] },
+    scopes: [CONTACTS_READ, 'offline_access'],
+    claims: { openid: ['sub'] },
+    responseTypes: ['code'],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
+    pkce: { required: () => true },
+    routes: {
+      authorization: OAUTH_ROUTES.authorization,
+      token: OAUTH_ROUTES.token,
+      registration: OAUTH_ROUTES.registration,
+      revocation: OAUTH_ROUTES.revocation,
+      jwks: OAUTH_ROUTES.jwks,
+      end_session: OAUTH_ROUTES.end_session,
+      pushed_authorization_request: OAUTH_ROUTES.pushed_authorization_request,
+    },
+    ttl: { ...OAUTH_TTL_SECONDS },
+    rotateRefreshToken: true,
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // Tokens are bound to the API key, not to the browser that approved them.
+    expiresWithSession: async () => false,
+    // Every authorization asks for a key again, so no approval outlives the key it was made with.
+    loadExistingGrant: async () => undefined,
+    interactions: { url: async (_ctx, interaction) => `${OAUTH_ROUTES.consent}/${interaction.uid}` },
+    findAccount: async (_ctx, keyId) => {
+      try {
+        await authenticator.authenticateKeyId(keyId, CONTACTS_READ);
+      } catch (error) {
+        if (error instanceof AuthError) return undefined;
+        throw error;
+      }
+      return { accountId: keyId, claims: async () => ({ sub: keyId }) };
+    },
+    renderError: async (ctx, out) => {
+      ctx.type = 'html';
+      ctx.body = renderOAuthErrorPage(config.consent, out);
+    },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => resource,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx: KoaContextWithOIDC, indicator: string) => {
+          if (indicator !== resource) throw new errors.InvalidTarget(`the only resource here is ${resource}`);
+          return { scope: CONTACTS_READ, audience: resource, accessTokenTTL: OAUTH_TTL_SECONDS.AccessToken, accessTokenFormat: 'opaque' };
+        },
+      },
+      clientIdMetadataDocument: { enabled: true },
+    },
+    ...(config.clientMetadataAllowPrivate
+      ? // The provider fetches with a dispatcher that refuses loopback and private addresses; tests serve documents there.
+        { fetch: (input, init) => fetch(input, { ...init, dispatcher: undefined } as RequestInit) }
+      : {}),
+  };
+  const provider = new Provider(config.issuer, configuration);
+  provider.proxy = deps.trustProxy;
+  const consentToken = (uid: string) => createHmac('sha256', csrfKey).update(uid).digest('base64url');
+  return {
+    provider,
+    resource,
+    consentToken,
+    isConsentToken: (uid, token) => {
+      const expected = Buffer.from(consentToken(uid));
+      return typeof token === 'string' && Buffer.byteLength(token) === expected.length && timingSafeEqual(Buffer.from(token), expected);
+    },
+  };
+}
+
+/** The key ID tokens would be signed with (only a client asking for `openid` gets one). */
+function generateSigningJwk(): string {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return JSON.stringify({ ...privateKey.export({ format: 'jwk' }), use: 'sig', alg: 'ES256', kid: randomBytes(8).toString('hex') });
+}

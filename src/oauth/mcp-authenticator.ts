@@ -1,0 +1,90 @@
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type Provider from 'oidc-provider';
+import {
+  AuthError,
+  extractBearerToken,
+  INVALID_KEY_MESSAGE,
+  PRO_PLAN_REQUIRED_MESSAGE,
+  type Authenticator,
+  type Principal,
+} from '../auth/authenticator.js';
+import { isWellFormedApiKey } from '../domain/api-key.js';
+import { billingPlanAllowsApiAccess } from '../domain/billing-plan.js';
+import { CONTACTS_READ, type Scope } from '../domain/scopes.js';
+import type { UserStore } from '../store/store.js';
+import { mcpResourceOf, type ExternalIssuerConfig, type OAuthConfig } from './oauth-config.js';
+
+/** Where /mcp's protected-resource metadata is (RFC 9728 §3.1: the well-known path, then the resource's path). */
+export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+export interface McpAuthenticatorDependencies {
+  config: OAuthConfig;
+  /** API keys, and keys behind OAuth grants. */
+  keys: Authenticator;
+  apiKeyPrefix: string;
+  /** The embedded authorization server, whose opaque access tokens this accepts; null when an external issuer is set. */
+  provider: Provider | null;
+  users: UserStore;
+}
+
+/**
+ * Who may call /mcp: an API key exactly as on the REST API, an access token of the embedded authorization server
+ * (checked against the key its grant is bound to, on every request), or a JWT of the configured external issuer.
+ * Every refusal carries the challenge that starts an OAuth client's discovery (MCP authorization, RFC 6750 §3).
+ */
+export function createMcpAuthenticator(deps: McpAuthenticatorDependencies): Pick<Authenticator, 'authenticate'> {
+  const resource = mcpResourceOf(deps.config);
+  const metadataUrl = `${deps.config.issuer}${PROTECTED_RESOURCE_METADATA_PATH}${new URL(resource).pathname}`;
+  const challenge = (error: string) => `Bearer error="${error}", resource_metadata="${metadataUrl}", scope="${CONTACTS_READ}"`;
+  const refuse = (error: AuthError) =>
+    new AuthError(error.status, error.message, error.reason, challenge(error.status === 401 ? 'invalid_token' : 'insufficient_scope'));
+  const external = deps.config.external === null ? null : externalTokens(deps.config.external, deps.users);
+
+  const authenticate = async (authorization: string | undefined, scope: Scope): Promise<Principal> => {
+    const token = extractBearerToken(authorization);
+    if (token === null || isWellFormedApiKey(token, deps.apiKeyPrefix)) return deps.keys.authenticate(authorization, scope);
+    if (external !== null) return external(token, scope);
+    const accessToken = await deps.provider?.AccessToken.find(token);
+    if (!accessToken || accessToken.aud !== resource || accessToken.accountId === undefined) {
+      throw new AuthError(401, INVALID_KEY_MESSAGE, 'unknown');
+    }
+    if (!(accessToken.scope ?? '').split(' ').includes(scope)) throw new AuthError(403, `API key lacks ${scope}`, 'scope');
+    return deps.keys.authenticateKeyId(accessToken.accountId, scope);
+  };
+
+  return {
+    async authenticate(authorization, scope) {
+      try {
+        return await authenticate(authorization, scope);
+      } catch (error) {
+        throw error instanceof AuthError ? refuse(error) : error;
+      }
+    },
+  };
+}
+
+/** JWT access tokens of another authorization server, checked against its keys, audience and scope. */
+function externalTokens(config: ExternalIssuerConfig, users: UserStore) {
+  const keys = createRemoteJWKSet(new URL(config.jwksUrl), { timeoutDuration: 2_000, cooldownDuration: 30_000 });
+  return async (token: string, scope: Scope): Promise<Principal> => {
+    let claims: JWTPayload;
+    try {
+      ({ payload: claims } = await jwtVerify(token, keys, { issuer: config.issuer, audience: config.audience }));
+    } catch {
+      throw new AuthError(401, INVALID_KEY_MESSAGE, 'unknown');
+    }
+    if (!scopesOf(claims).includes(scope)) throw new AuthError(403, `API key lacks ${scope}`, 'scope');
+    const userRef = claims[config.userClaim];
+    const user = typeof userRef === 'string' ? await users.find(userRef) : null;
+    if (user === null) throw new AuthError(401, INVALID_KEY_MESSAGE, 'unknown');
+    if (!billingPlanAllowsApiAccess(user.plan)) throw new AuthError(403, PRO_PLAN_REQUIRED_MESSAGE, 'plan');
+    // No key stands behind such a token: its requests are rate-limited per user.
+    return { ownerId: user.id, keyId: `user:${user.id}` };
+  };
+}
+
+/** `scope` as RFC 9068 writes it (space-separated), or `scp` as an array (Okta, Azure AD). */
+function scopesOf(claims: JWTPayload): string[] {
+  if (typeof claims.scope === 'string') return claims.scope.split(' ');
+  return Array.isArray(claims.scp) ? claims.scp.filter((entry): entry is string => typeof entry === 'string') : [];
+}
