@@ -1,6 +1,6 @@
 import { createHmac, generateKeyPairSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
-import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { Configuration, Interaction, KoaContextWithOIDC } from 'oidc-provider';
 import type { Authenticator } from '../auth/authenticator.js';
 import { AuthError } from '../auth/authenticator.js';
 import { CONTACTS_READ } from '../domain/scopes.js';
@@ -65,7 +65,15 @@ export interface EmbeddedAuthorizationServer {
   consentToken(uid: string): string;
   /** Whether a submitted CSRF token is the interaction's (constant time). */
   isConsentToken(uid: string, token: unknown): boolean;
+  /** Records the user's approval of an interaction's request as a grant bound to the key; returns the grant's id. */
+  approve(interaction: Interaction, keyId: string): Promise<string>;
 }
+
+/**
+ * The scopes a request may name. contacts:read is the resource's, and listed here too because clients register it
+ * (RFC 7591 `scope`), which the server checks against this list; a grant then holds it both ways.
+ */
+const SERVER_SCOPES = ['openid', 'offline_access', CONTACTS_READ];
 
 /**
  * The embedded OAuth 2.1 authorization server: panva's oidc-provider (OpenID Certified), configured for one protected
@@ -87,7 +95,7 @@ export async function createAuthorizationServer(deps: AuthorizationServerDepende
     adapter: (kind: string) => new StoreAdapter(kind, store),
     cookies: { keys: [cookieKey] },
     jwks: { keys: [JSON.parse(signingKey) as Record<string, string>] },
-    scopes: [CONTACTS_READ, 'offline_access'],
+    scopes: SERVER_SCOPES,
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     clientDefaults: {
@@ -111,8 +119,12 @@ export async function createAuthorizationServer(deps: AuthorizationServerDepende
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Tokens are bound to the API key, not to the browser that approved them.
     expiresWithSession: async () => false,
-    // Every authorization asks for a key again, so no approval outlives the key it was made with.
-    loadExistingGrant: async () => undefined,
+    // Only the grant the consent page just made counts: every authorization asks for a key again, so no earlier
+    // approval in the same browser is reused.
+    loadExistingGrant: async (ctx) => {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return grantId === undefined ? undefined : ctx.oidc.provider.Grant.find(grantId);
+    },
     interactions: { url: async (_ctx, interaction) => `${OAUTH_ROUTES.consent}/${interaction.uid}` },
     findAccount: async (_ctx, keyId) => {
       try {
@@ -158,6 +170,16 @@ export async function createAuthorizationServer(deps: AuthorizationServerDepende
     isConsentToken: (uid, token) => {
       const expected = Buffer.from(consentToken(uid));
       return typeof token === 'string' && Buffer.byteLength(token) === expected.length && timingSafeEqual(Buffer.from(token), expected);
+    },
+    // The consent page says "read your contacts": that is what is granted, whatever the request named. A token gets
+    // the scopes its own request asks for out of the grant, so a client that asked for none gets a 403 naming the scope.
+    approve: async (interaction, keyId) => {
+      const grant = new provider.Grant({ accountId: keyId, clientId: String(interaction.params.client_id) });
+      const requested = String(interaction.params.scope ?? '').split(' ');
+      const serverScopes = requested.filter((scope) => SERVER_SCOPES.includes(scope));
+      if (serverScopes.length > 0) grant.addOIDCScope(serverScopes.join(' '));
+      grant.addResourceScope(resource, CONTACTS_READ);
+      return grant.save();
     },
   };
 }

@@ -91,14 +91,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRoute
         if (view !== null) sendPage(reply, error.status, renderConsentPage(config.consent, view));
         return;
       }
-      const grant = new server.provider.Grant({ accountId: keyId, clientId: String(details.params.client_id) });
-      const { missingOIDCScope, missingResourceScopes } = details.prompt.details as {
-        missingOIDCScope?: string[];
-        missingResourceScopes?: Record<string, string[]>;
-      };
-      if (missingOIDCScope) grant.addOIDCScope(missingOIDCScope.join(' '));
-      for (const [indicator, scopes] of Object.entries(missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
-      const grantId = await grant.save();
+      const grantId = await server.approve(details, keyId);
       return finish(request, reply, { login: { accountId: keyId, remember: false }, consent: { grantId } });
     });
   });
