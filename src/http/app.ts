@@ -115,7 +115,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
           config: oauth,
           store: deps.store.oauth,
           authenticator: deps.authenticator,
-          trustProxy: (http.trustProxy ?? false) !== false,
           warn: (message) => app.log.warn(message),
         })
       : null;

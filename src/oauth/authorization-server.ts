@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { createHmac, generateKeyPairSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import type { Configuration, Interaction, KoaContextWithOIDC } from 'oidc-provider';
@@ -36,8 +37,6 @@ export interface AuthorizationServerDependencies {
   store: OAuthStore;
   /** Checks the API key a grant is bound to, with the same rules (and cache bound) as a key sent as a Bearer. */
   authenticator: Authenticator;
-  /** Believe X-Forwarded-Proto and -Host (TRUST_PROXY), so secure cookies work behind a TLS-terminating proxy. */
-  trustProxy: boolean;
   /** Where the library's own console warnings go instead (the service logs JSON lines). */
   warn: (message: string) => void;
 }
@@ -54,6 +53,13 @@ async function loadOidcProvider(warn: (message: string) => void): Promise<typeof
   } finally {
     console.warn = consoleWarn;
   }
+}
+
+/** Makes a request handed to the provider look as the issuer's URL says it was made (see `provider.proxy`). */
+export function seenAtIssuer(request: IncomingMessage, issuer: string): void {
+  const { host, protocol } = new URL(issuer);
+  request.headers['x-forwarded-host'] = host;
+  request.headers['x-forwarded-proto'] = protocol.slice(0, -1);
 }
 
 /** The embedded authorization server and what its consent page needs besides. */
@@ -161,7 +167,9 @@ export async function createAuthorizationServer(deps: AuthorizationServerDepende
       : {}),
   };
   const provider = new Provider(config.issuer, configuration);
-  provider.proxy = deps.trustProxy;
+  // The provider builds its endpoints' URLs (and decides on secure cookies) from the request's host and protocol:
+  // it is told the issuer's (seenAtIssuer), whatever Host or proxy the request came through.
+  provider.proxy = true;
   const consentToken = (uid: string) => createHmac('sha256', csrfKey).update(uid).digest('base64url');
   return {
     provider,

@@ -3,7 +3,7 @@ import type { InteractionResults } from 'oidc-provider';
 import type { Authenticator } from '../../auth/authenticator.js';
 import { AuthError } from '../../auth/authenticator.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
-import { OAUTH_ROUTES, type EmbeddedAuthorizationServer } from '../../oauth/authorization-server.js';
+import { OAUTH_ROUTES, seenAtIssuer, type EmbeddedAuthorizationServer } from '../../oauth/authorization-server.js';
 import { consentContentSecurityPolicy, renderConsentPage, renderOAuthErrorPage } from '../../oauth/consent-page.js';
 import { PROTECTED_RESOURCE_METADATA_PATH } from '../../oauth/mcp-authenticator.js';
 import { MCP_PATH, mcpResourceOf, type OAuthConfig } from '../../oauth/oauth-config.js';
@@ -47,6 +47,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRoute
   const toProvider = (path?: string) => async (request: FastifyRequest, reply: FastifyReply) => {
     handOverResponse(reply);
     if (path !== undefined) request.raw.url = path;
+    seenAtIssuer(request.raw, config.issuer);
     await callback(request.raw, reply.raw);
   };
 
@@ -97,6 +98,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRoute
   });
 
   async function interactionOf(request: FastifyRequest, reply: FastifyReply) {
+    seenAtIssuer(request.raw, config.issuer);
     try {
       const details = await server!.provider.interactionDetails(request.raw, reply.raw);
       if (details.uid === (request.params as { uid: string }).uid) return details;

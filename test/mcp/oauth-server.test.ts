@@ -1,0 +1,399 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseOAuthConfig, type OAuthConfig } from '../../src/oauth/oauth-config.js';
+import { bearer, buildTestApp } from '../support/app.js';
+import { describeEachBackend } from '../support/backends.js';
+import { startDocumentServer } from '../support/oauth-client.js';
+import { openOtherConnection } from '../support/other-connection.js';
+import { createKey, createUser } from '../support/seed.js';
+
+const ISSUER = 'https://contacts.example.com';
+const RESOURCE = `${ISSUER}/mcp`;
+const REDIRECT = 'http://127.0.0.1:9/callback';
+const TOOLS_LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+const oauthConfig = (overrides: Partial<OAuthConfig> = {}): OAuthConfig => ({
+  ...parseOAuthConfig({ OAUTH_ISSUER: ISSUER, OAUTH_PRODUCT_NAME: 'Acme CRM', OAUTH_ACCENT_COLOR: '#0a7d33' }, 3000),
+  ...overrides,
+});
+
+const pkce = () => {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+};
+
+/** `name=value` pairs of a response's Set-Cookie headers, as a browser would send them back (paths ignored). */
+const cookiesOf = (...responses: LightMyRequestResponse[]) =>
+  responses.flatMap((response) => response.cookies.map(({ name, value }) => `${name}=${value}`)).join('; ');
+
+/**
+ * The embedded authorization server's protocol rules, in process (test/mcp/mcp-oauth.test.ts runs the whole flow with
+ * the SDK's client and a browser): discovery, PKCE S256 only, exact redirect URIs, one resource, the consent page's
+ * defences, hashed storage, SSRF guards on client metadata documents, and the external-issuer mode.
+ */
+describeEachBackend('embedded OAuth authorization server', (db) => {
+  let app: FastifyInstance;
+  let apiKey: string;
+  let clientId: string;
+
+  beforeAll(async () => {
+    const { store } = db();
+    const owner = await createUser(store);
+    apiKey = (await createKey(store, owner.id)).key;
+    app = await buildTestApp(store, { oauth: oauthConfig() });
+    const registered = await app.inject({
+      method: 'POST',
+      url: '/oauth/register',
+      payload: { client_name: 'Agent <b>Smith</b>', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', scope: 'contacts:read' },
+    });
+    expect(registered.statusCode).toBe(201);
+    clientId = registered.json().client_id;
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const authorize = (params: Record<string, string>) =>
+    app.inject({
+      method: 'GET',
+      url: `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'contacts:read', resource: RESOURCE, ...params })}`,
+    });
+
+  /** Starts an authorization with PKCE and opens its consent page, as a browser would. */
+  async function consentPage() {
+    const { verifier, challenge } = pkce();
+    const started = await authorize({ code_challenge: challenge, code_challenge_method: 'S256', state: 'xyz' });
+    expect(started.statusCode).toBe(303);
+    const url = started.headers.location!;
+    const cookie = cookiesOf(started);
+    const page = await app.inject({ method: 'GET', url, headers: { cookie } });
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1];
+    return { verifier, url, cookie, page, csrf, started };
+  }
+
+  /** Approves on the consent page and follows the redirects to the client's redirect URI; returns its query. */
+  async function approve(key = apiKey) {
+    const { verifier, url, cookie, csrf } = await consentPage();
+    const posted = await app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie },
+      payload: { csrf: csrf!, api_key: key, decision: 'approve' },
+    });
+    expect(posted.statusCode).toBe(303);
+    const resumed = await app.inject({
+      method: 'GET',
+      url: posted.headers.location!,
+      headers: { cookie: `${cookie}; ${cookiesOf(posted)}` },
+    });
+    expect(resumed.statusCode).toBe(303);
+    return { query: new URL(resumed.headers.location!).searchParams, verifier };
+  }
+
+  describe('discovery', () => {
+    it('serves protected-resource metadata (RFC 9728) for /mcp at the resource path and at the root, to any origin', async () => {
+      for (const url of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+        const response = await app.inject({ method: 'GET', url });
+        expect(response.statusCode, url).toBe(200);
+        expect(response.headers['access-control-allow-origin']).toBe('*');
+        expect(response.json()).toEqual({
+          resource: RESOURCE,
+          authorization_servers: [ISSUER],
+          scopes_supported: ['contacts:read'],
+          bearer_methods_supported: ['header'],
+          resource_name: 'Acme CRM (MCP)',
+          resource_documentation: `${ISSUER}/docs`,
+        });
+      }
+    });
+
+    it('serves the same authorization-server metadata at the RFC 8414 and OpenID paths: S256 only, DCR, revocation, metadata documents', async () => {
+      const rfc8414 = await app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' });
+      const openid = await app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
+      expect(rfc8414.statusCode).toBe(200);
+      expect(rfc8414.json()).toEqual(openid.json());
+      expect(rfc8414.json()).toMatchObject({
+        issuer: ISSUER,
+        authorization_endpoint: `${ISSUER}/oauth/authorize`,
+        token_endpoint: `${ISSUER}/oauth/token`,
+        registration_endpoint: `${ISSUER}/oauth/register`,
+        revocation_endpoint: `${ISSUER}/oauth/revoke`,
+        code_challenge_methods_supported: ['S256'],
+        response_types_supported: ['code'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        client_id_metadata_document_supported: true,
+      });
+      expect(rfc8414.json().scopes_supported).toContain('contacts:read');
+    });
+  });
+
+  describe('authorization requests', () => {
+    it('requires PKCE with S256: none, or plain, is sent back as invalid_request', async () => {
+      for (const params of [{}, { code_challenge: pkce().challenge, code_challenge_method: 'plain' }] as Record<string, string>[]) {
+        const response = await authorize(params);
+        expect(response.statusCode).toBe(303);
+        const back = new URL(response.headers.location!);
+        expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+        expect(back.searchParams.get('error')).toBe('invalid_request');
+      }
+    });
+
+    it('matches the redirect URI exactly: any other is refused on a page of its own, never redirected to', async () => {
+      for (const redirect of [`${REDIRECT}/`, `${REDIRECT}?x=1`, 'http://127.0.0.1:9/other', 'http://evil.example/callback']) {
+        const response = await authorize({ redirect_uri: redirect, code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+        expect(response.statusCode, redirect).toBe(400);
+        expect(response.headers.location).toBeUndefined();
+        expect(response.body).toContain('This connection cannot be completed');
+      }
+    });
+
+    it('issues tokens for /mcp only: another resource is invalid_target', async () => {
+      const response = await authorize({
+        resource: `${ISSUER}/api/v1/contacts`,
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      });
+      expect(new URL(response.headers.location!).searchParams.get('error')).toBe('invalid_target');
+    });
+  });
+
+  describe('the consent page', () => {
+    it('is plain HTML without script, never framed, with a labelled key field; it names the client (escaped) and the redirect host', async () => {
+      const { page } = await consentPage();
+      expect(page.statusCode).toBe(200);
+      expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+      const policy = String(page.headers['content-security-policy']);
+      expect(policy).toContain("frame-ancestors 'none'");
+      expect(policy).toContain("default-src 'none'");
+      expect(policy).not.toContain('script-src');
+      expect(page.headers['x-frame-options']).toBe('DENY');
+      expect(page.headers['cache-control']).toBe('no-store');
+      expect(page.body).not.toMatch(/<script/i);
+      expect(page.body).toContain('<label for="api_key">');
+      expect(page.body).toMatch(/<input type="password" id="api_key" name="api_key"/);
+      expect(page.body).toMatch(/<form method="post" action="\/oauth\/consent\/[\w-]+">/);
+      expect(page.body).toContain('Agent &lt;b&gt;Smith&lt;/b&gt;');
+      expect(page.body).toContain('<strong>127.0.0.1:9</strong>');
+      expect(page.body).toContain('Acme CRM');
+      expect(page.body).toContain('--accent:#0a7d33');
+    });
+
+    it('refuses a post without the page’s CSRF token, or without the browser’s interaction cookie, granting nothing', async () => {
+      const { url, cookie, csrf } = await consentPage();
+      const forged = await app.inject({
+        method: 'POST',
+        url,
+        headers: { cookie },
+        payload: { csrf: 'forged', api_key: apiKey, decision: 'approve' },
+      });
+      expect(forged.statusCode).toBe(403);
+      const noCookie = await app.inject({ method: 'POST', url, payload: { csrf: csrf!, api_key: apiKey, decision: 'approve' } });
+      expect(noCookie.statusCode).toBe(400);
+      expect(noCookie.body).toContain('This page has expired');
+      for (const response of [forged, noCookie]) expect(response.headers.location).toBeUndefined();
+    });
+
+    it('a key without the scope or the plan is refused on the page with the REST API’s words', async () => {
+      const { store } = db();
+      const free = await createUser(store, 'free');
+      const cases = [
+        [(await createKey(store, free.id)).key, 403, 'API access requires a Pro plan'],
+        [(await createKey(store, (await createUser(store)).id, { scopes: [] })).key, 403, 'API key lacks contacts:read'],
+        ['cnt_live_x', 401, 'Invalid or inactive API key'],
+      ] as const;
+      for (const [key, status, message] of cases) {
+        const { url, cookie, csrf } = await consentPage();
+        const response = await app.inject({
+          method: 'POST',
+          url,
+          headers: { cookie },
+          payload: { csrf: csrf!, api_key: key, decision: 'approve' },
+        });
+        expect(response.statusCode).toBe(status);
+        expect(response.body).toContain(`<p class="error" role="alert" id="key-error">${message}</p>`);
+      }
+    });
+  });
+
+  describe('tokens', () => {
+    it('codes live 60 s and are stored hashed; tokens are opaque, stored hashed, and never in a stored payload', async () => {
+      const { query, verifier } = await approve();
+      expect(query.get('state')).toBe('xyz');
+      expect(query.get('iss')).toBe(ISSUER);
+      const code = query.get('code')!;
+      const exchanged = await app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          client_id: clientId,
+          redirect_uri: REDIRECT,
+          code_verifier: verifier,
+          resource: RESOURCE,
+        }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(exchanged.statusCode).toBe(200);
+      const tokens = exchanged.json();
+      expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'contacts:read' });
+      expect(tokens.access_token.split('.')).toHaveLength(1);
+      const listed = await app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { ...MCP_HEADERS, ...bearer(tokens.access_token) },
+        payload: TOOLS_LIST,
+      });
+      expect(listed.statusCode).toBe(200);
+
+      const other = await openOtherConnection(db());
+      try {
+        const rows = await other.rows<{ kind: string; id_hash: string; payload: string; expires_at: unknown }>(
+          'SELECT kind, id_hash, payload, expires_at FROM oauth_records',
+        );
+        const stored = JSON.stringify(rows);
+        for (const secret of [code, tokens.access_token, tokens.refresh_token]) expect(stored.includes(secret)).toBe(false);
+        expect(rows.map((row) => row.kind)).toEqual(
+          expect.arrayContaining(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'Grant', 'Client']),
+        );
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('a token for the REST API is not a key: OAuth tokens open /mcp only', async () => {
+      const { query, verifier } = await approve();
+      const tokens = (
+        await app.inject({
+          method: 'POST',
+          url: '/oauth/token',
+          payload: new URLSearchParams({
+            grant_type: 'authorization_code',
+            code: query.get('code')!,
+            client_id: clientId,
+            redirect_uri: REDIRECT,
+            code_verifier: verifier,
+          }).toString(),
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        })
+      ).json();
+      const rest = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(tokens.access_token) });
+      expect(rest.statusCode).toBe(401);
+    });
+
+    it('a token the server never issued is a 401 that starts discovery', async () => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { ...MCP_HEADERS, ...bearer('not-a-token') },
+        payload: TOOLS_LIST,
+      });
+      expect(response.statusCode).toBe(401);
+      expect(response.headers['www-authenticate']).toBe(
+        `Bearer error="invalid_token", resource_metadata="${ISSUER}/.well-known/oauth-protected-resource/mcp", scope="contacts:read"`,
+      );
+      expect(response.json()).toEqual({ error: 'Invalid or inactive API key' });
+    });
+  });
+
+  describe('client metadata documents', () => {
+    it('are not fetched from loopback or private addresses unless configured for tests', async () => {
+      const documents = await startDocumentServer(new Map([['/agent.json', () => ({})]]));
+      try {
+        const response = await authorize({
+          client_id: `${documents.origin}/agent.json`,
+          code_challenge: pkce().challenge,
+          code_challenge_method: 'S256',
+        });
+        expect(response.statusCode).toBe(400);
+        expect(response.body).toContain('invalid_client');
+        expect(documents.fetched).toEqual([]);
+      } finally {
+        await documents.close();
+      }
+    });
+
+    it('must be https', async () => {
+      const response = await authorize({
+        client_id: 'http://agent.example/agent.json',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      });
+      expect(response.statusCode).toBe(400);
+      expect(response.body).toContain('invalid_client');
+    });
+  });
+});
+
+describeEachBackend('/mcp with an external OAuth issuer', (db) => {
+  let app: FastifyInstance;
+  let jwksServer: Server;
+  let sign: (claims: Record<string, unknown>, audience?: string) => Promise<string>;
+  let proUserId: string;
+  let freeUserId: string;
+  const EXTERNAL = 'https://auth.example.com';
+
+  beforeAll(async () => {
+    const { store } = db();
+    proUserId = (await createUser(store)).id;
+    freeUserId = (await createUser(store, 'free')).id;
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+    jwksServer = createServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })),
+    );
+    jwksServer.listen(0, '127.0.0.1');
+    await once(jwksServer, 'listening');
+    sign = (claims, audience = RESOURCE) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+        .setIssuer(EXTERNAL)
+        .setAudience(audience)
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(privateKey);
+    const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks`;
+    app = await buildTestApp(store, {
+      oauth: oauthConfig({ external: { issuer: EXTERNAL, jwksUrl, audience: RESOURCE, userClaim: 'sub' } }),
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+    jwksServer.close();
+  });
+
+  const call = async (token: string) =>
+    app.inject({ method: 'POST', url: '/mcp', headers: { ...MCP_HEADERS, ...bearer(token) }, payload: TOOLS_LIST });
+
+  it('points clients at the external issuer and serves no authorization server of its own', async () => {
+    const metadata = (await app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/mcp' })).json();
+    expect(metadata.authorization_servers).toEqual([EXTERNAL]);
+    expect((await app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'POST', url: '/oauth/register', payload: {} })).statusCode).toBe(404);
+  });
+
+  it('accepts its JWTs with the audience and scope, for the user the claim names', async () => {
+    expect((await call(await sign({ sub: proUserId, scope: 'openid contacts:read' }))).statusCode).toBe(200);
+    expect((await call(await sign({ sub: proUserId, scp: ['contacts:read'] }))).statusCode).toBe(200);
+  });
+
+  it('refuses a wrong audience, signature or user with 401, and a missing scope or a free plan with 403', async () => {
+    expect((await call(await sign({ sub: proUserId, scope: 'contacts:read' }, 'https://other.example/mcp'))).statusCode).toBe(401);
+    const token = await sign({ sub: proUserId, scope: 'contacts:read' });
+    expect((await call(`${token.slice(0, -4)}AAAA`)).statusCode).toBe(401);
+    expect((await call(await sign({ sub: '00000000-0000-4000-8000-000000000000', scope: 'contacts:read' }))).statusCode).toBe(401);
+    const noScope = await call(await sign({ sub: proUserId, scope: 'openid' }));
+    expect(noScope.statusCode).toBe(403);
+    expect(noScope.headers['www-authenticate']).toContain('error="insufficient_scope"');
+    expect(noScope.json()).toEqual({ error: 'API key lacks contacts:read' });
+    const free = await call(await sign({ sub: freeUserId, scope: 'contacts:read' }));
+    expect(free.statusCode).toBe(403);
+    expect(free.json()).toEqual({ error: 'API access requires a Pro plan' });
+  });
+});
