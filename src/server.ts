@@ -101,6 +101,7 @@ export async function startServer(
       metrics,
       changesRetentionDays: config.changesRetentionDays,
       oauth: config.oauth,
+      contactUrlTemplate: config.contactUrlTemplate,
       ...(options.worker
         ? { metricsSource: { contentType: metrics.registry.contentType, metrics: () => askPrimary<string>({ kind: 'metrics' }) } }
         : {}),

@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Authenticator } from '../auth/authenticator.js';
 import { DEFAULT_CHANGES_RETENTION_DAYS, DEFAULT_PORT, DEFAULT_REQUEST_TIMEOUT_MS, type TrustProxy } from '../config.js';
+import { contactUrlFor } from '../mcp/contact-url.js';
 import { createAuthorizationServer } from '../oauth/authorization-server.js';
 import { createMcpAuthenticator } from '../oauth/mcp-authenticator.js';
 import { parseOAuthConfig, type OAuthConfig } from '../oauth/oauth-config.js';
@@ -46,6 +47,8 @@ export interface AppDependencies {
   http?: Partial<HttpOptions>;
   /** OAuth for /mcp (OAUTH_*); default: the embedded authorization server at http://localhost:3000. */
   oauth?: OAuthConfig;
+  /** CONTACT_URL_TEMPLATE: the contact links of the MCP search and fetch tools; default `<issuer>/contacts/<id>`. */
+  contactUrlTemplate?: string | null;
 }
 
 /** The HTTP settings of the configuration (see src/config.ts); each defaults to the configuration's default. */
@@ -126,7 +129,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     users: deps.store.users,
   });
   await registerAuthorizedRoutes(app, { authenticator: mcpAuthenticator, rateLimiter }, (api) => {
-    registerMcpRoute(api, { contacts: deps.store.contacts, rateLimiter, allowedOrigins: http.corsOrigins ?? [] });
+    registerMcpRoute(api, {
+      contacts: deps.store.contacts,
+      rateLimiter,
+      allowedOrigins: http.corsOrigins ?? [],
+      contactUrl: contactUrlFor(deps.contactUrlTemplate ?? null, oauth.issuer),
+    });
   });
   await registerOAuthRoutes(app, { config: oauth, server: authorizationServer, keys: deps.authenticator });
   registerHealthRoutes(app, { store: deps.store });

@@ -1,4 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { registerOpenAiTools } from './openai-tools.js';
+import { toolRunner } from './tool-results.js';
 import { registerContactTools, type ContactToolsDependencies } from './tools.js';
 
 export const MCP_SERVER_NAME = 'contacts-api';
@@ -6,7 +8,9 @@ export const MCP_SERVER_VERSION = '1.0.0';
 
 const INSTRUCTIONS =
   'Read-only access to the contacts in the user’s private network. Use search_contacts to find people by name, ' +
-  'email, company, title, school, location or tag; get_contact to fetch one by id; list_contacts to page through all.';
+  'email, company, title, school, location or tag; get_contact to fetch one by id; list_contacts to page through all. ' +
+  'search and fetch do the same in the shape ChatGPT’s connectors and deep research expect. Results leave out the ' +
+  'large enrichment and research_data fields unless asked for with `fields`.';
 
 /**
  * An MCP server with the contact tools, for one caller. Both transports use it: the hosted endpoint builds one
@@ -14,7 +18,9 @@ const INSTRUCTIONS =
  */
 export function createMcpServer(deps: ContactToolsDependencies): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { instructions: INSTRUCTIONS });
-  registerContactTools(server, deps);
+  const run = toolRunner(deps);
+  registerContactTools(server, deps, run);
+  registerOpenAiTools(server, { run, contacts: deps.contacts, contactUrl: deps.contactUrl });
   // McpServer advertises tools.listChanged, but these tools never change, so that notification never comes.
   server.server.registerCapabilities({ tools: { listChanged: undefined } });
   return server;

@@ -1,9 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { Contact } from '../domain/contact.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { paginationOf } from '../domain/pagination.js';
-import { publicOutcome } from '../domain/errors.js';
 import type { ContactStore } from '../store/store.js';
+import { COMPACT_FIELDS, projectContact } from './contact-fields.js';
+import { fittingPrefix, RESULT_BUDGET_BYTES, withoutLargestFields } from './result-budget.js';
 import {
   GetContactInput,
   GetContactOutput,
@@ -12,8 +12,7 @@ import {
   SearchContactsInput,
   SearchContactsOutput,
 } from './schemas.js';
-
-export const CONTACT_NOT_FOUND_MESSAGE = 'Contact not found';
+import { CONTACT_NOT_FOUND_MESSAGE, contactLine, READ_ONLY, toolError, type ToolRunner } from './tool-results.js';
 
 /** What the tools read and for whom. */
 export interface ContactToolsDependencies {
@@ -25,23 +24,16 @@ export interface ContactToolsDependencies {
   owner: () => Promise<string>;
   /** Told of an unexpected failure; the caller only sees "Internal server error". */
   onError: (error: unknown) => void;
+  /** The link the search and fetch tools give a contact (CONTACT_URL_TEMPLATE). */
+  contactUrl: (id: string) => string;
 }
 
-const READ_ONLY: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
-
-/** list_contacts, get_contact and search_contacts: every read carries the owner from the key, never from arguments. */
-export function registerContactTools(server: McpServer, deps: ContactToolsDependencies): void {
-  /** Runs a tool for the key's owner; failures become tool errors with the REST API's public messages. */
-  const run = async (work: (ownerId: string) => Promise<CallToolResult>): Promise<CallToolResult> => {
-    try {
-      return await work(await deps.owner());
-    } catch (error) {
-      const mapped = publicOutcome(error);
-      if (mapped.status >= 500) deps.onError(error);
-      return toolError(mapped.message);
-    }
-  };
-
+/**
+ * list_contacts, get_contact and search_contacts: every read carries the owner from the key, never from arguments.
+ * Each result's text holds a summary and the whole result as JSON, for clients that show a model only the text; each
+ * stays within RESULT_BUDGET_BYTES and says how to get what it left out.
+ */
+export function registerContactTools(server: McpServer, deps: Omit<ContactToolsDependencies, 'contactUrl'>, run: ToolRunner): void {
   server.registerTool(
     'list_contacts',
     {
@@ -53,16 +45,23 @@ export function registerContactTools(server: McpServer, deps: ContactToolsDepend
       outputSchema: ListContactsOutput,
       annotations: { title: 'List contacts', ...READ_ONLY },
     },
-    (page) =>
+    ({ limit, offset, fields }) =>
       run(async (ownerId) => {
+        const page = { limit, offset };
         const { contacts, total } = await deps.contacts.listPage(ownerId, page);
-        const pagination = paginationOf(page, contacts.length, total);
+        const projected = contacts.map((contact) => projectContact(contact, fields ?? COMPACT_FIELDS));
+        const data = fittingPrefix(projected, RESULT_BUDGET_BYTES);
+        const truncated = data.length < projected.length;
+        const pagination = truncated
+          ? { ...paginationOf(page, data.length, total), nextOffset: offset + data.length }
+          : paginationOf(page, data.length, total);
         const heading =
-          contacts.length === 0
-            ? `No contacts at offset ${page.offset} (${total} in all).`
-            : `Contacts ${page.offset + 1}–${page.offset + contacts.length} of ${total}` +
+          data.length === 0 && !truncated
+            ? `No contacts at offset ${offset} (${total} in all).`
+            : `Contacts ${offset + 1}–${offset + data.length} of ${total}` +
+              (truncated ? ` (cut from ${projected.length} to fit the size budget)` : '') +
               (pagination.nextOffset === null ? '.' : `; the next page starts at offset ${pagination.nextOffset}.`);
-        return result({ data: contacts, pagination }, [heading, ...contacts.map(contactLine)]);
+        return result({ data, pagination, truncated }, [heading, ...data.map(contactLine)]);
       }),
   );
 
@@ -77,13 +76,22 @@ export function registerContactTools(server: McpServer, deps: ContactToolsDepend
       outputSchema: GetContactOutput,
       annotations: { title: 'Get a contact', ...READ_ONLY },
     },
-    ({ id }) =>
+    ({ id, fields }) =>
       run(async (ownerId) => {
         const found = await deps.contacts.get(ownerId, id);
         if (!found) return toolError(CONTACT_NOT_FOUND_MESSAGE);
         const { contact, mergedFrom } = found;
-        const note = mergedFrom === null ? [] : [`Contact ${mergedFrom} was merged into ${contact.id}; this is that contact.`];
-        return result({ contact, merged_from: mergedFrom }, [...note, contactLine(contact)]);
+        const fitted = withoutLargestFields(projectContact(contact, fields ?? COMPACT_FIELDS), RESULT_BUDGET_BYTES, ['id', 'name']);
+        const notes = [
+          ...(mergedFrom === null ? [] : [`Contact ${mergedFrom} was merged into ${contact.id}; this is that contact.`]),
+          ...(fitted.omitted.length === 0
+            ? []
+            : [`Left out to fit the size budget: ${fitted.omitted.join(', ')}; ask for each alone with fields.`]),
+        ];
+        return result(
+          { contact: fitted.value, merged_from: mergedFrom, truncated: fitted.omitted.length > 0, omitted_fields: fitted.omitted },
+          [...notes, contactLine(fitted.value)],
+        );
       }),
   );
 
@@ -100,34 +108,33 @@ export function registerContactTools(server: McpServer, deps: ContactToolsDepend
       outputSchema: SearchContactsOutput,
       annotations: { title: 'Search contacts', ...READ_ONLY },
     },
-    ({ query, limit }) =>
+    ({ query, limit, fields }) =>
       run(async (ownerId) => {
         const found = await deps.contacts.search(ownerId, query, limit);
+        const projected = found.map((contact) => projectContact(contact, fields ?? COMPACT_FIELDS));
+        const data = fittingPrefix(projected, RESULT_BUDGET_BYTES);
+        const omittedIds = found.slice(data.length).map((contact) => contact.id);
         const trimmed = query.trim();
         const heading =
           found.length === 0
             ? `No contacts match "${trimmed}".`
-            : `${found.length} contact${found.length === 1 ? '' : 's'} matching "${trimmed}", best first:`;
-        return result({ query: trimmed, data: found }, [heading, ...found.map(contactLine)]);
+            : `${found.length} contact${found.length === 1 ? '' : 's'} matching "${trimmed}", best first` +
+              (omittedIds.length === 0 ? ':' : ` (${omittedIds.length} left out to fit the size budget; get them with get_contact):`);
+        return result({ query: trimmed, data, truncated: omittedIds.length > 0, omitted_ids: omittedIds }, [
+          heading,
+          ...data.map(contactLine),
+        ]);
       }),
   );
 }
 
+/** The structured result, and as text a summary followed by the same result as JSON. */
 function result(structuredContent: Record<string, unknown>, lines: string[]): CallToolResult {
-  return { structuredContent, content: [{ type: 'text', text: lines.join('\n') }] };
-}
-
-function toolError(message: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: message }] };
-}
-
-/** `Ada Lovelace <ada@example.com> — Analyst, Engines Ltd (id …)`: enough to choose a contact and fetch it. */
-function contactLine(contact: Contact): string {
-  const role = [contact.title, contact.company].filter((part) => part !== null && part !== '').join(', ');
-  return (
-    `- ${contact.name ?? '(no name)'}` +
-    (contact.email === null ? '' : ` <${contact.email}>`) +
-    (role === '' ? '' : ` — ${role}`) +
-    ` (id ${contact.id})`
-  );
+  return {
+    structuredContent,
+    content: [
+      { type: 'text', text: lines.join('\n') },
+      { type: 'text', text: JSON.stringify(structuredContent) },
+    ],
+  };
 }

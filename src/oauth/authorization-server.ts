@@ -30,6 +30,7 @@ export const OAUTH_TTL_SECONDS = {
   Grant: 365 * 86_400,
   Interaction: 600,
   Session: 600,
+  IdToken: 3600,
 } as const;
 
 export interface AuthorizationServerDependencies {
@@ -141,6 +142,8 @@ export async function createAuthorizationServer(deps: AuthorizationServerDepende
       }
       return { accountId: keyId, claims: async () => ({ sub: keyId }) };
     },
+    // A browser-based client may call the token endpoint from the origin of one of its redirect URIs.
+    clientBasedCORS: (_ctx, origin, client) => origin !== 'null' && client.redirectUris!.some((uri) => URL.parse(uri)?.origin === origin),
     renderError: async (ctx, out) => {
       ctx.type = 'html';
       ctx.body = renderOAuthErrorPage(config.consent, out);
@@ -148,7 +151,9 @@ export async function createAuthorizationServer(deps: AuthorizationServerDepende
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
-      revocation: { enabled: true },
+      // A client revokes its own tokens only (RFC 7009 §2.1); another's is answered as if revoked, changing nothing.
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      rpInitiatedLogout: { enabled: false },
       userinfo: { enabled: false },
       resourceIndicators: {
         enabled: true,
@@ -159,7 +164,7 @@ export async function createAuthorizationServer(deps: AuthorizationServerDepende
           return { scope: CONTACTS_READ, audience: resource, accessTokenTTL: OAUTH_TTL_SECONDS.AccessToken, accessTokenFormat: 'opaque' };
         },
       },
-      clientIdMetadataDocument: { enabled: true },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
     },
     ...(config.clientMetadataAllowPrivate
       ? // The provider fetches with a dispatcher that refuses loopback and private addresses; tests serve documents there.

@@ -5,6 +5,7 @@ import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
 import { MCP_BODY_LIMIT_BYTES, MCP_RESPONSE_LIMIT_BYTES } from '../../src/http/routes/mcp.js';
 import { MAX_BATCH_MESSAGES } from '../../src/mcp/batches.js';
 import { RESPONSE_TOO_LARGE_MESSAGE } from '../../src/mcp/metered-transport.js';
+import { RESULT_BUDGET_BYTES } from '../../src/mcp/result-budget.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import type { Store } from '../../src/store/store.js';
 import { bearer, buildTestApp } from '../support/app.js';
@@ -120,14 +121,18 @@ describeEachBackend('MCP limits', (db) => {
     it('answers a batch on 2025-03-26, or naming no version, message by message in order', async () => {
       const key = await newKey();
       for (const version of ['2025-03-26', undefined]) {
-        const batch = [call(1, 'list_contacts', { limit: 2 }), call(2, 'get_contact', { id: 'nope' }), request(3, 'tools/list')];
+        const batch = [
+          call(1, 'list_contacts', { limit: 2 }),
+          call(2, 'get_contact', { id: '0190a1b2-0000-7000-8000-000000000000' }),
+          request(3, 'tools/list'),
+        ];
         const response = await post(open, key, batch, version);
         expect(response.statusCode, version).toBe(200);
         const answers = response.json() as Answer[];
         expect(answers.map((answer) => answer.id)).toEqual([1, 2, 3]);
         expect(textOf(answers[0]!).split('\n')[0]).toBe('Contacts 1–2 of 100; the next page starts at offset 2.');
         expect(answers[1]!.result).toEqual({ isError: true, content: [{ type: 'text', text: 'Contact not found' }] });
-        expect(answers[2]!.result!.tools).toHaveLength(3);
+        expect(answers[2]!.result!.tools).toHaveLength(5);
       }
     });
 
@@ -230,7 +235,7 @@ describeEachBackend('MCP limits', (db) => {
       expect(answers.map((answer) => answer.id)).toEqual(batch.map((message) => message.id));
       const answered = answers.filter((answer) => answer.result?.structuredContent !== undefined);
       expect(answered.length).toBeGreaterThan(0);
-      for (const answer of answered) expect((answer.result!.structuredContent as { data: unknown[] }).data).toHaveLength(100);
+      for (const answer of answered) expect((answer.result!.structuredContent as { data: unknown[] }).data.length).toBeGreaterThan(0);
       // Answers that fit come first; the first that did not fit ran, every later one was refused without running.
       expect(answers.slice(0, answered.length)).toEqual(answered);
       expect(pagesListed - before).toBe(answered.length + 1);
@@ -245,15 +250,19 @@ describeEachBackend('MCP limits', (db) => {
       expect(answers.at(-1)!.error).toEqual({ code: -32000, message: expect.stringMatching(new RegExp(`^${RESPONSE_TOO_LARGE_MESSAGE}`)) });
     });
 
-    it('refuses a single page bigger than the cap with advice to ask for fewer; a smaller page answers', async () => {
-      const tooBig = await post(open, hugeOwnerKey, listAll(1), '2025-11-25');
-      expect(tooBig.statusCode).toBe(200);
-      expect(tooBig.rawPayload.length).toBeLessThanOrEqual(MCP_RESPONSE_LIMIT_BYTES);
-      const refused = tooBig.json() as Answer;
-      expect(refused.result!.isError).toBe(true);
-      expect(textOf(refused)).toMatch(/ask for fewer contacts \(a smaller limit\)$/);
-      const half = await post(open, hugeOwnerKey, call(1, 'list_contacts', { limit: 50 }), '2025-11-25');
-      expect(((half.json() as Answer).result!.structuredContent as { data: unknown[] }).data).toHaveLength(50);
+    it('cuts a page to the result budget, says so, and continues at the first contact left out', async () => {
+      const cut = (await post(open, hugeOwnerKey, listAll(1), '2025-11-25')).json() as Answer;
+      const first = cut.result!.structuredContent as { data: { name: string }[]; pagination: { nextOffset: number }; truncated: boolean };
+      expect(first.truncated).toBe(true);
+      expect(first.data.length).toBeGreaterThan(0);
+      expect(first.data.length).toBeLessThan(100);
+      expect(first.pagination.nextOffset).toBe(first.data.length);
+      expect(JSON.stringify(first).length).toBeLessThanOrEqual(RESULT_BUDGET_BYTES + 200);
+      expect(textOf(cut)).toContain(`(cut from 100 to fit the size budget); the next page starts at offset ${first.data.length}.`);
+      const next = (
+        await post(open, hugeOwnerKey, call(2, 'list_contacts', { limit: 100, offset: first.pagination.nextOffset }), '2025-11-25')
+      ).json() as Answer;
+      expect((next.result!.structuredContent as { data: { name: string }[] }).data[0]!.name).toBe(`Big ${first.data.length + 1}`);
     });
   });
 

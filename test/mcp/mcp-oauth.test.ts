@@ -237,8 +237,13 @@ describeEachBackend('MCP over OAuth, end to end', (db) => {
     }
   });
 
-  it('writes no key, code or token to any log line', () => {
+  it('writes no key, code or token to any log line, and nothing but JSON lines to stdout', () => {
     const output = server.output();
+    for (const line of server
+      .stdout()
+      .split('\n')
+      .filter((text) => text !== ''))
+      expect(() => JSON.parse(line), line).not.toThrow();
     expect(output).toContain('/oauth/token');
     expect(secrets.size).toBeGreaterThanOrEqual(10);
     for (const secret of secrets) expect(output.includes(secret), `a secret (${secret.slice(0, 6)}…) is in the log`).toBe(false);

@@ -9,7 +9,7 @@ import { ContactSchema, type Contact } from '../../src/domain/contact.js';
 import type { User } from '../../src/store/store.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
-import { BIN } from '../support/cli.js';
+import { BIN, mcpEnv } from '../support/cli.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 import { selfContactId } from '../support/self-contact.js';
 
@@ -17,8 +17,12 @@ const TRANSPORTS = ['streamable http', 'stdio'] as const;
 type TransportName = (typeof TRANSPORTS)[number];
 const NOT_FOUND = 'Contact not found';
 
-/** Text of a tool result's single text block. */
+/** Text of a tool result's first text block: its summary, or an error's message. */
 const textOf = (result: CallToolResult): string => (result.content[0] as { text: string }).text;
+/** A contact as the tools return it by default: without the large free-form fields. */
+const compact = ({ enrichment: _enrichment, research_data: _research, ...rest }: Contact) => rest;
+const ALL_FIELDS = Object.keys(ContactSchema.properties);
+const UNKNOWN_ID = '0190a1b2-0000-7000-8000-000000000000';
 
 describeEachBackend('MCP tools', (db) => {
   let app: FastifyInstance;
@@ -38,13 +42,7 @@ describeEachBackend('MCP tools', (db) => {
         new StdioClientTransport({
           command: process.execPath,
           args: [BIN, 'mcp'],
-          env: {
-            PATH: process.env.PATH ?? '',
-            DATABASE_URL: db().databaseUrl,
-            API_KEY_PREFIX: 'cnt',
-            CONTACTS_API_KEY: key,
-            LOG_LEVEL: 'warn',
-          },
+          env: mcpEnv(db().databaseUrl, key, { CONTACT_URL_TEMPLATE: 'https://app.example.com/contacts/{id}' }),
           stderr: 'pipe',
         }),
       );
@@ -85,7 +83,7 @@ describeEachBackend('MCP tools', (db) => {
     owned = (await store.contacts.listPage(owner.id, { limit: 100, offset: 0 })).contacts;
     otherOwned = (await store.contacts.listPage(other.id, { limit: 100, offset: 0 })).contacts;
     selfId = await selfContactId(db().databaseUrl, owner.id);
-    app = await buildTestApp(store);
+    app = await buildTestApp(store, { contactUrlTemplate: 'https://app.example.com/contacts/{id}' });
     await app.listen({ host: '127.0.0.1', port: 0 });
     baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   });
@@ -107,31 +105,53 @@ describeEachBackend('MCP tools', (db) => {
         await otherClient?.close();
       });
 
-      it('lists exactly three read-only tools, each with an input and an output schema', async () => {
+      it('lists five read-only tools, each with bounded inputs and a portable output schema', async () => {
         const { tools } = await client.listTools();
-        expect(tools.map((tool) => tool.name).sort()).toEqual(['get_contact', 'list_contacts', 'search_contacts']);
+        expect(tools.map((tool) => tool.name).sort()).toEqual(['fetch', 'get_contact', 'list_contacts', 'search', 'search_contacts']);
         for (const tool of tools) {
           expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
           expect(tool.description, tool.name).toBeTruthy();
           expect(tool.inputSchema.type).toBe('object');
           expect(tool.inputSchema.additionalProperties, `${tool.name} refuses unknown arguments`).toBe(false);
           expect(tool.outputSchema?.type).toBe('object');
+          // What the Inspector's --strict warns about: a `type` array, and a schema with no keyword at all.
+          expect(JSON.stringify(tool.outputSchema), tool.name).not.toMatch(/"type":\[/);
+          expect(JSON.stringify(tool.outputSchema), tool.name).not.toMatch(/"(additionalProperties|items)":\{\}/);
         }
         const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
         expect(byName.list_contacts!.inputSchema.properties).toMatchObject({
           limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
           offset: { type: 'integer', minimum: 0, maximum: 2147483647, default: 0 },
+          fields: { type: 'array', minItems: 1, items: { enum: ALL_FIELDS } },
         });
         expect(byName.get_contact!.inputSchema.required).toEqual(['id']);
+        expect(byName.get_contact!.inputSchema.properties).toMatchObject({ id: { type: 'string', format: 'uuid' } });
+        expect(byName.fetch!.inputSchema.properties).toMatchObject({ id: { type: 'string', format: 'uuid' } });
         expect(byName.search_contacts!.inputSchema.required).toEqual(['query']);
-        expect(byName.search_contacts!.inputSchema.properties).toMatchObject({ limit: { minimum: 1, maximum: 50, default: 10 } });
+        expect(byName.search_contacts!.inputSchema.properties).toMatchObject({
+          query: { type: 'string', minLength: 1, maxLength: 200 },
+          limit: { minimum: 1, maximum: 50, default: 10 },
+        });
+        expect(byName.search!.inputSchema.properties).toMatchObject({ query: { type: 'string', minLength: 1, maxLength: 200 } });
       });
 
-      it('describes contacts with the REST API’s Contact fields, so the two cannot drift', async () => {
+      it('describes contacts with the REST API’s Contact fields, so the two cannot drift; `fields` chooses which come', async () => {
         const { tools } = await client.listTools();
         const contactSchema = (tools.find((tool) => tool.name === 'get_contact')!.outputSchema!.properties as any).contact;
-        expect(Object.keys(contactSchema.properties)).toEqual(Object.keys(ContactSchema.properties));
-        expect([...contactSchema.required].sort()).toEqual([...(ContactSchema.required as string[])].sort());
+        expect(Object.keys(contactSchema.properties)).toEqual(ALL_FIELDS);
+        expect(contactSchema.required ?? []).toEqual([]);
+      });
+
+      it('puts the whole result in the text as JSON too, after a summary, for clients that show only text', async () => {
+        for (const [name, args] of [
+          ['list_contacts', { limit: 3 }],
+          ['get_contact', { id: owned[0]!.id }],
+          ['search_contacts', { query: 'ada' }],
+        ] as const) {
+          const result = await call(client, name, args);
+          expect(result.content, name).toHaveLength(2);
+          expect(JSON.parse((result.content[1] as { text: string }).text), name).toEqual(result.structuredContent);
+        }
       });
 
       describe('list_contacts', () => {
@@ -142,10 +162,10 @@ describeEachBackend('MCP tools', (db) => {
             [100, 0],
             [3, 1000],
           ] as const) {
-            const result = await call(client, 'list_contacts', { limit, offset });
+            const result = await call(client, 'list_contacts', { limit, offset, fields: ALL_FIELDS });
             const rest = await fetch(`${baseUrl}/api/v1/contacts?limit=${limit}&offset=${offset}`, { headers: bearer(ownerKey) });
             expect(result.isError).toBeFalsy();
-            expect(result.structuredContent).toEqual(await rest.json());
+            expect(result.structuredContent).toEqual({ ...((await rest.json()) as object), truncated: false });
           }
         });
 
@@ -153,7 +173,7 @@ describeEachBackend('MCP tools', (db) => {
           const result = await call(client, 'list_contacts');
           const { data, pagination } = result.structuredContent as { data: Contact[]; pagination: object };
           expect(pagination).toEqual({ limit: 50, offset: 0, total: 14, nextOffset: null });
-          expect(data.map((contact) => contact.id)).toEqual(owned.map((contact) => contact.id));
+          expect(data).toEqual(owned.map(compact));
           expect(data.map((contact) => contact.id)).not.toContain(duplicateId);
           expect(data.map((contact) => contact.id)).not.toContain(selfId);
           expect(textOf(result).split('\n')[0]).toBe('Contacts 1–14 of 14.');
@@ -184,18 +204,34 @@ describeEachBackend('MCP tools', (db) => {
         it('returns one of the owner’s contacts as the list shows it', async () => {
           const result = await call(client, 'get_contact', { id: owned[1]!.id });
           expect(result.isError).toBeFalsy();
-          expect(result.structuredContent).toEqual({ contact: owned[1], merged_from: null });
+          expect(result.structuredContent).toEqual({
+            contact: compact(owned[1]!),
+            merged_from: null,
+            truncated: false,
+            omitted_fields: [],
+          });
           expect(textOf(result)).toBe(`- Charles Babbage — Inventor (id ${owned[1]!.id})`);
+          const chosen = await call(client, 'get_contact', { id: owned[0]!.id, fields: ['name', 'enrichment'] });
+          expect((chosen.structuredContent as { contact: object }).contact).toEqual({
+            id: owned[0]!.id,
+            name: 'Ada Lovelace',
+            enrichment: null,
+          });
         });
 
         it('resolves a merged duplicate’s id to the surviving contact and says so', async () => {
           const result = await call(client, 'get_contact', { id: duplicateId });
-          expect(result.structuredContent).toEqual({ contact: owned[0], merged_from: duplicateId });
+          expect(result.structuredContent).toEqual({
+            contact: compact(owned[0]!),
+            merged_from: duplicateId,
+            truncated: false,
+            omitted_fields: [],
+          });
           expect(textOf(result).split('\n')[0]).toBe(`Contact ${duplicateId} was merged into ${owned[0]!.id}; this is that contact.`);
         });
 
-        it('gives the same "Contact not found" tool error for an unknown id, another user’s, the self row and a malformed id', async () => {
-          for (const id of ['0190a1b2-0000-7000-8000-000000000000', otherOwned[0]!.id, selfId, 'not-a-uuid', '']) {
+        it('gives the same "Contact not found" tool error for an unknown id, another user’s and the self row', async () => {
+          for (const id of [UNKNOWN_ID, otherOwned[0]!.id, selfId]) {
             const result = await call(client, 'get_contact', { id });
             expect(result.isError, id).toBe(true);
             expect(textOf(result), id).toBe(NOT_FOUND);
@@ -203,12 +239,20 @@ describeEachBackend('MCP tools', (db) => {
           }
         });
 
-        it('gives a tool error when the id is missing or not a string', async () => {
-          for (const args of [{}, { id: 42 }]) {
+        it('gives a tool error when the id is missing, not a string or not a UUID, and for an unknown field', async () => {
+          for (const args of [
+            {},
+            { id: 42 },
+            { id: 'not-a-uuid' },
+            { id: '' },
+            { id: owned[0]!.id, fields: ['password'] },
+            { id: owned[0]!.id, fields: [] },
+          ]) {
             const result = await call(client, 'get_contact', args);
             expect(result.isError).toBe(true);
             expect(textOf(result)).toContain('Invalid arguments for tool get_contact');
           }
+          expect(textOf(await call(client, 'get_contact', { id: 'not-a-uuid' }))).toContain('"id" must be a contact id (a UUID)');
         });
       });
 
@@ -216,7 +260,7 @@ describeEachBackend('MCP tools', (db) => {
         it('finds the owner’s contacts, best first, and renders them', async () => {
           const result = await call(client, 'search_contacts', { query: '  ADA ' });
           expect(result.isError).toBeFalsy();
-          expect(result.structuredContent).toEqual({ query: 'ADA', data: [owned[0]] });
+          expect(result.structuredContent).toEqual({ query: 'ADA', data: [compact(owned[0]!)], truncated: false, omitted_ids: [] });
           expect(textOf(result)).toBe(
             `1 contact matching "ADA", best first:\n- Ada Lovelace <ada@example.com> — Analytical Engines (id ${owned[0]!.id})`,
           );
@@ -262,6 +306,39 @@ describeEachBackend('MCP tools', (db) => {
         expect((search.structuredContent as { data: Contact[] }).data.map((contact) => contact.name)).toEqual(['Ada Other']);
         expect(textOf(await call(otherClient, 'get_contact', { id: owned[0]!.id }))).toBe(NOT_FOUND);
         expect(textOf(await call(client, 'get_contact', { id: otherOwned[0]!.id }))).toBe(NOT_FOUND);
+        expect(textOf(await call(otherClient, 'fetch', { id: owned[0]!.id }))).toBe(NOT_FOUND);
+        expect(JSON.parse(textOf(await call(otherClient, 'search', { query: 'lovelace' })))).toEqual({ results: [] });
+      });
+
+      describe('search and fetch (ChatGPT’s shapes)', () => {
+        it('search answers one text block holding {results: [{id, title, url}]}, best first', async () => {
+          const result = await call(client, 'search', { query: 'ada' });
+          expect(result.isError).toBeFalsy();
+          expect(result.content).toHaveLength(1);
+          const parsed = JSON.parse(textOf(result));
+          expect(parsed).toEqual(result.structuredContent);
+          expect(parsed).toEqual({
+            results: [
+              { id: owned[0]!.id, title: 'Ada Lovelace — Analytical Engines', url: `https://app.example.com/contacts/${owned[0]!.id}` },
+            ],
+          });
+        });
+
+        it('fetch answers {id, title, text, url, metadata} with every field in the text', async () => {
+          const result = await call(client, 'fetch', { id: duplicateId });
+          const parsed = JSON.parse(textOf(result));
+          expect(parsed).toEqual(result.structuredContent);
+          expect(parsed).toMatchObject({
+            id: owned[0]!.id,
+            title: 'Ada Lovelace — Analytical Engines',
+            url: `https://app.example.com/contacts/${owned[0]!.id}`,
+            metadata: { created_at: owned[0]!.created_at, updated_at: owned[0]!.updated_at, merged_from: duplicateId, source: null },
+          });
+          expect(parsed.text).toContain('Name: Ada Lovelace');
+          expect(parsed.text).toContain('Email: ada@example.com');
+          expect(parsed.text).toContain('Tags: math');
+          expect(textOf(await call(client, 'fetch', { id: UNKNOWN_ID }))).toBe(NOT_FOUND);
+        });
       });
     });
   }

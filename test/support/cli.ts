@@ -34,6 +34,18 @@ export async function cliJson<T = any>(databaseUrl: string, ...args: string[]): 
 
 export const BIN = resolve('dist/cli/main.js');
 
+/** The whole environment of `contacts-api mcp` as an agent's config gives it: nothing inherited but PATH. */
+export function mcpEnv(databaseUrl: string, key: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    DATABASE_URL: databaseUrl,
+    API_KEY_PREFIX: 'cnt',
+    CONTACTS_API_KEY: key,
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
 /** Runs the built `contacts-api` bin as a separate process, as a user would. */
 export async function runBin(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` (npm test does it)`);

@@ -6,7 +6,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { createAuthenticator } from '../../auth/authenticator.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
 import { createLogger } from '../../logger.js';
+import { contactUrlFor } from '../../mcp/contact-url.js';
 import { createMcpServer } from '../../mcp/server.js';
+import { answerUnreadableLines } from '../../mcp/unreadable-lines.js';
 import { withStore } from '../context.js';
 import type { CliIo } from '../io.js';
 
@@ -42,8 +44,10 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
           contacts: store.contacts,
           owner,
           onError: (error) => log.error({ err: error }, 'MCP tool failed'),
+          contactUrl: contactUrlFor(config.contactUrlTemplate, config.oauth.issuer),
         });
         const transport = new StdioServerTransport();
+        answerUnreadableLines(transport);
         const closed = new Promise<void>((resolve) => {
           transport.onclose = resolve;
           // The agent closing our stdin, or a signal, ends the session; the store is closed after it.

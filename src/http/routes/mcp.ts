@@ -29,7 +29,7 @@ export const MCP_RESPONSE_LIMIT_BYTES = 1024 * 1024;
  */
 export function registerMcpRoute(
   app: FastifyInstance,
-  deps: { contacts: ContactStore; rateLimiter: RateLimiter; allowedOrigins: readonly string[] },
+  deps: { contacts: ContactStore; rateLimiter: RateLimiter; allowedOrigins: readonly string[]; contactUrl: (id: string) => string },
 ): void {
   app.post(
     MCP_PATH,
@@ -57,6 +57,7 @@ export function registerMcpRoute(
       const server = createMcpServer({
         contacts: deps.contacts,
         owner: async () => ownerId,
+        contactUrl: deps.contactUrl,
         onError: (error) => request.log.error({ err: error }, 'MCP tool failed'),
       });
       let prepaidToolCalls = 1;

@@ -1,0 +1,45 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { beforeAll, expect, it } from 'vitest';
+import { describeEachBackend } from '../support/backends.js';
+import { BIN, mcpEnv } from '../support/cli.js';
+import { createKey, createUser } from '../support/seed.js';
+
+describeEachBackend('MCP over stdio, lines that are not messages', (db) => {
+  let key: string;
+  beforeAll(async () => {
+    const { store } = db();
+    key = (await createKey(store, (await createUser(store)).id)).key;
+  });
+
+  it('answers a line that is not JSON with -32700 and JSON that is not JSON-RPC with -32600, then goes on serving', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: db().databaseUrl,
+        API_KEY_PREFIX: 'cnt',
+        CONTACTS_API_KEY: key,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+    const next = async () => JSON.parse((await lines.next()).value as string) as Record<string, unknown>;
+    try {
+      child.stdin!.write('{"jsonrpc": "2.0", "method": "initialize", "id"\n');
+      expect(await next()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not JSON' } });
+      child.stdin!.write('{"hello": "world"}\n');
+      expect(await next()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message' },
+      });
+      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' })}\n`);
+      expect(await next()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+    } finally {
+      child.stdin!.end();
+      await once(child, 'close');
+    }
+  });
+});
