@@ -132,7 +132,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     registerMcpRoute(api, {
       contacts: deps.store.contacts,
       rateLimiter,
-      allowedOrigins: http.corsOrigins ?? [],
+      allowed: { origins: http.corsOrigins ?? [], issuer: oauth.issuer },
       contactUrl: contactUrlFor(deps.contactUrlTemplate ?? null, oauth.issuer),
     });
   });

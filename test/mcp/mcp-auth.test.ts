@@ -168,6 +168,13 @@ describeEachBackend('MCP authentication', (db) => {
         });
       expect((await call('https://app.example.com')).statusCode).toBe(200);
       expect((await call('https://app.example.com.evil.example')).statusCode).toBe(403);
+      // The service's own origin (OAUTH_ISSUER, by default http://localhost:3000) and loopback pages pass.
+      for (const origin of ['http://localhost:3000', 'http://localhost:6274', 'http://127.0.0.1:8080', 'http://[::1]:9']) {
+        expect((await call(origin)).statusCode, origin).toBe(200);
+      }
+      for (const origin of ['http://localhost.evil.example', 'http://127.0.0.1.nip.io', 'null', 'file://localhost']) {
+        expect((await call(origin)).statusCode, origin).toBe(403);
+      }
       await allowing.close();
     });
 

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
@@ -112,4 +113,65 @@ export async function startDocumentServer(documents: Map<string, () => unknown>)
 async function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
+}
+
+/**
+ * The authorization code flow as a browser would walk it, with fetch and a cookie jar: registers a client, approves
+ * with `apiKey` on the consent page, and exchanges the code with PKCE. For checks that need a token, not a browser.
+ */
+export async function obtainAccessToken(serverUrl: string, apiKey: string): Promise<{ access_token: string; refresh_token?: string }> {
+  const redirectUri = 'http://127.0.0.1:9/callback';
+  const registered = (await (
+    await fetch(`${serverUrl}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Checker', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+    })
+  ).json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const cookies = new Map<string, string>();
+  const go = async (url: string, init: RequestInit = {}) => {
+    const response = await fetch(new URL(url, serverUrl), {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') },
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, value] = pair!.split('=') as [string, string];
+      cookies.set(name, value);
+    }
+    return response;
+  };
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: registered.client_id,
+    redirect_uri: redirectUri,
+    scope: 'contacts:read',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
+  const consentUrl = (await go(`/oauth/authorize?${query}`)).headers.get('location')!;
+  const page = await (await go(consentUrl)).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+  const approved = await go(consentUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf, api_key: apiKey, decision: 'approve' }).toString(),
+  });
+  const back = new URL((await go(approved.headers.get('location')!)).headers.get('location')!);
+  const token = await fetch(`${serverUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      client_id: registered.client_id,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+    }),
+  });
+  if (!token.ok) throw new Error(`token endpoint answered ${token.status}: ${await token.text()}`);
+  return (await token.json()) as { access_token: string; refresh_token?: string };
 }

@@ -29,7 +29,13 @@ export const MCP_RESPONSE_LIMIT_BYTES = 1024 * 1024;
  */
 export function registerMcpRoute(
   app: FastifyInstance,
-  deps: { contacts: ContactStore; rateLimiter: RateLimiter; allowedOrigins: readonly string[]; contactUrl: (id: string) => string },
+  deps: {
+    contacts: ContactStore;
+    rateLimiter: RateLimiter;
+    /** CORS_ORIGINS and OAUTH_ISSUER: what a browser's Origin may be (see originRefusal). */
+    allowed: { origins: readonly string[]; issuer: string };
+    contactUrl: (id: string) => string;
+  },
 ): void {
   app.post(
     MCP_PATH,
@@ -37,7 +43,7 @@ export function registerMcpRoute(
       schema: { hide: true },
       bodyLimit: MCP_BODY_LIMIT_BYTES,
       onRequest: async (request, reply) => {
-        const refusal = originRefusal(request.headers.origin, deps.allowedOrigins);
+        const refusal = originRefusal(request.headers.origin, deps.allowed);
         if (refusal !== null) return reply.code(403).send(jsonRpcError(-32000, refusal));
       },
       // A body that is not JSON is a JSON-RPC parse error, as the transport answers for JSON that is not JSON-RPC.
@@ -95,12 +101,19 @@ export function registerMcpRoute(
   );
 }
 
+/** Browsers write loopback hosts these ways; a page there is on the user's own machine, as the server may be. */
+const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
 /**
- * DNS-rebinding protection (MCP transports, "Security Warning"): a page in a browser always sends Origin, so one not on
- * the allow-list (CORS_ORIGINS) is refused, whatever Host says. Clients outside a browser send none and pass.
+ * DNS-rebinding protection (MCP transports, "Security Warning"): a page in a browser always sends Origin, so one not
+ * allowed is refused, whatever Host says. Allowed: CORS_ORIGINS, this service's own origin (OAUTH_ISSUER), and
+ * loopback origins, which a rebinding attack cannot send (its page's origin is the attacker's host name). Clients
+ * outside a browser send no Origin and pass.
  */
-export function originRefusal(origin: string | undefined, allowedOrigins: readonly string[]): string | null {
-  if (origin === undefined || allowedOrigins.includes(origin)) return null;
+export function originRefusal(origin: string | undefined, allowed: { origins: readonly string[]; issuer: string }): string | null {
+  if (origin === undefined || allowed.origins.includes(origin) || origin === new URL(allowed.issuer).origin) return null;
+  const url = URL.parse(origin);
+  if (url !== null && ['http:', 'https:'].includes(url.protocol) && LOOPBACK_HOSTNAMES.has(url.hostname)) return null;
   return `Forbidden: Origin "${origin}" is not allowed to call this MCP server`;
 }
 

@@ -1,0 +1,142 @@
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachBackend } from '../support/backends.js';
+import { BIN } from '../support/cli.js';
+import { freePort, obtainAccessToken } from '../support/oauth-client.js';
+import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+
+/** Both checkers need Node 22; the pinned one comes from the registry, as every other dependency does. */
+const NODE_22 = 'node@22.23.3';
+const CONFORMANCE = '@modelcontextprotocol/conformance@0.1.16';
+const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
+/** The conformance suite's server scenarios that apply to a server with tools only (no prompts, resources, logging, sampling). */
+const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
+
+const run = promisify(execFile);
+
+async function npx(packages: string[], args: string[], env: NodeJS.ProcessEnv = {}) {
+  const packageArgs = packages.flatMap((name) => ['-p', name]);
+  try {
+    const { stdout, stderr } = await run('npx', ['-y', ...packageArgs, ...args], {
+      env: { ...process.env, ...env },
+      timeout: 240_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+/**
+ * The conformance suite sends no credentials: this proxy puts the key on every request, as a configured client would,
+ * and leaves Host and Origin as the suite wrote them.
+ */
+async function startKeyProxy(target: string, key: string): Promise<Server> {
+  const proxy = createServer((incoming, outgoing) => {
+    const forwarded = request(
+      new URL(incoming.url!, target),
+      { method: incoming.method, headers: { ...incoming.headers, authorization: `Bearer ${key}` } },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    incoming.pipe(forwarded);
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  return proxy;
+}
+
+/** The MCP conformance suite and the MCP Inspector's CLI, run from the registry against a spawned server. */
+describeEachBackend('independent MCP checkers', (db) => {
+  let server: ServerProcess;
+  let proxy: Server;
+  let key: string;
+  let available = true;
+
+  beforeAll(async () => {
+    const probe = await npx([NODE_22], ['node', '--version']);
+    if (probe.code !== 0) {
+      if (process.env.CI === 'true') throw new Error(`cannot fetch ${NODE_22} from the registry: ${probe.stderr}`);
+      console.warn(`\n*** MCP conformance and Inspector checks: SKIPPED — npx cannot fetch ${NODE_22} (no registry?). ***\n`);
+      available = false;
+      return;
+    }
+    const { store, databaseUrl } = db();
+    const owner = await createUser(store);
+    await importNumberedContacts(store, owner.id, 3, 'Checker');
+    key = (await createKey(store, owner.id)).key;
+    const port = await freePort();
+    server = await startServerProcess(
+      { DATABASE_URL: databaseUrl, OAUTH_ISSUER: `http://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '0' },
+      port,
+    );
+    proxy = await startKeyProxy(server.url, key);
+  }, 300_000);
+
+  afterAll(async () => {
+    proxy?.close();
+    await server?.kill();
+  });
+
+  it.each(SCENARIOS)(
+    'passes the conformance scenario %s',
+    async (scenario, context) => {
+      if (!available) context.skip();
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
+      const result = await npx([NODE_22, CONFORMANCE], ['conformance', 'server', '--url', url, '--scenario', scenario]);
+      expect(result.stdout, result.stdout + result.stderr).toMatch(/Passed: (\d+)\/\1, 0 failed/);
+      expect(result.code).toBe(0);
+    },
+    300_000,
+  );
+
+  const inspect = (target: string[], method: string[]) => npx([NODE_22, INSPECTOR], ['mcp-inspector', '--cli', ...target, ...method]);
+
+  it('the Inspector CLI lists the tools over HTTP with a key, with no --strict warning, and calls one', async (context) => {
+    if (!available) context.skip();
+    const http = [`${server.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${key}`];
+    const listed = await inspect(http, ['--method', 'tools/list', '--strict']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).not.toContain('Warning');
+    expect((JSON.parse(listed.stdout) as { tools: unknown[] }).tools).toHaveLength(5);
+    const called = await inspect(http, ['--method', 'tools/call', '--tool-name', 'search_contacts', '--tool-arg', 'query=checker']);
+    expect(called.code, called.stderr).toBe(0);
+    expect(JSON.parse(called.stdout).structuredContent.data).toHaveLength(3);
+  }, 300_000);
+
+  it('the Inspector CLI works with an OAuth access token over HTTP, and over stdio with a key', async (context) => {
+    if (!available) context.skip();
+    const { access_token } = await obtainAccessToken(server.url, key);
+    const oauth = await inspect(
+      [`${server.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${access_token}`],
+      ['--method', 'tools/list'],
+    );
+    expect(oauth.code, oauth.stderr).toBe(0);
+    expect((JSON.parse(oauth.stdout) as { tools: unknown[] }).tools).toHaveLength(5);
+    expect(server.output()).not.toContain(access_token);
+
+    const stdio = [
+      process.execPath,
+      BIN,
+      'mcp',
+      '-e',
+      `DATABASE_URL=${db().databaseUrl}`,
+      '-e',
+      `CONTACTS_API_KEY=${key}`,
+      '-e',
+      'API_KEY_PREFIX=cnt',
+    ];
+    const listed = await inspect(stdio, ['--method', 'tools/call', '--tool-name', 'list_contacts']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).structuredContent.pagination.total).toBe(3);
+  }, 300_000);
+});
