@@ -87,17 +87,13 @@ describeEachBackend('independent MCP checkers', (db) => {
     await server?.kill();
   });
 
-  it.each(SCENARIOS)(
-    'passes the conformance scenario %s',
-    async (scenario, context) => {
-      if (!available) context.skip();
-      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
-      const result = await npx([NODE_22, CONFORMANCE], ['conformance', 'server', '--url', url, '--scenario', scenario]);
-      expect(result.stdout, result.stdout + result.stderr).toMatch(/Passed: (\d+)\/\1, 0 failed/);
-      expect(result.code).toBe(0);
-    },
-    300_000,
-  );
+  it.for(SCENARIOS)('passes the conformance scenario %s', { timeout: 300_000 }, async (scenario, context) => {
+    if (!available) context.skip();
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
+    const result = await npx([NODE_22, CONFORMANCE], ['conformance', 'server', '--url', url, '--scenario', scenario]);
+    expect(result.stdout, result.stdout + result.stderr).toMatch(/Passed: (\d+)\/\1, 0 failed/);
+    expect(result.code).toBe(0);
+  });
 
   const inspect = (target: string[], method: string[]) => npx([NODE_22, INSPECTOR], ['mcp-inspector', '--cli', ...target, ...method]);
 

@@ -14,16 +14,7 @@ describeEachBackend('MCP over stdio, lines that are not messages', (db) => {
   });
 
   it('answers a line that is not JSON with -32700 and JSON that is not JSON-RPC with -32600, then goes on serving', async () => {
-    const child = spawn(process.execPath, [BIN, 'mcp'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        DATABASE_URL: db().databaseUrl,
-        API_KEY_PREFIX: 'cnt',
-        CONTACTS_API_KEY: key,
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(process.execPath, [BIN, 'mcp'], { env: mcpEnv(db().databaseUrl, key), stdio: ['pipe', 'pipe', 'pipe'] });
     const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
     const next = async () => JSON.parse((await lines.next()).value as string) as Record<string, unknown>;
     try {
