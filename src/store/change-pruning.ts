@@ -19,22 +19,38 @@ export interface PruneLog {
 /** Removes change-log rows no followable token can need, in bounded work per run; returns how many went. */
 export async function pruneChangesOnce(store: Pick<Store, 'pruneChanges'>, retentionDays: number, now = Date.now()): Promise<number> {
   const before = new Date(now - retentionDays * DAY_MS - PRUNE_MARGIN_MS).toISOString();
+  return inBatches((maxRows) => store.pruneChanges(before, maxRows));
+}
+
+/** Runs a prune statement until it removes less than a batch, PRUNE_BATCHES times at most; returns the rows removed. */
+async function inBatches(prune: (maxRows: number) => Promise<number>): Promise<number> {
   let removed = 0;
   for (let batch = 0; batch < PRUNE_BATCHES; batch += 1) {
-    const count = await store.pruneChanges(before, PRUNE_BATCH_ROWS);
+    const count = await prune(PRUNE_BATCH_ROWS);
     removed += count;
     if (count < PRUNE_BATCH_ROWS) break;
   }
   return removed;
 }
 
-/** Prunes a minute after start, then hourly, never keeping the process alive; returns a stop function. */
-export function pruneChangesPeriodically(store: Pick<Store, 'pruneChanges'>, retentionDays: number, log: PruneLog): () => void {
+/** Removes expired OAuth codes, tokens, grants and interactions, in bounded work per run; returns how many went. */
+export async function pruneOAuthRecordsOnce(store: Pick<Store, 'oauth'>, now = Date.now()): Promise<number> {
+  const before = new Date(now).toISOString();
+  return inBatches((maxRows) => store.oauth.pruneExpired(before, maxRows));
+}
+
+/**
+ * Prunes the change feed and expired OAuth records a minute after start, then hourly, never keeping the process alive;
+ * returns a stop function.
+ */
+export function pruneChangesPeriodically(store: Pick<Store, 'pruneChanges' | 'oauth'>, retentionDays: number, log: PruneLog): () => void {
   let timer: NodeJS.Timeout;
   const schedule = (delayMs: number) => {
     timer = setTimeout(() => {
       pruneChangesOnce(store, retentionDays)
         .catch((error: unknown) => log.warn({ err: error }, 'pruning the change feed failed; it is tried again in an hour'))
+        .then(() => pruneOAuthRecordsOnce(store))
+        .catch((error: unknown) => log.warn({ err: error }, 'pruning expired OAuth records failed; it is tried again in an hour'))
         .finally(() => schedule(PRUNE_INTERVAL_MS));
     }, delayMs);
     timer.unref();
