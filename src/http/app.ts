@@ -114,7 +114,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const oauth = deps.oauth ?? parseOAuthConfig({}, DEFAULT_PORT);
   const authorizationServer =
     oauth.external === null
-      ? await createAuthorizationServer({
+      ? createAuthorizationServer({
           config: oauth,
           store: deps.store.oauth,
           authenticator: deps.authenticator,
@@ -125,7 +125,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     config: oauth,
     keys: deps.authenticator,
     apiKeyPrefix: deps.apiKeyPrefix,
-    provider: authorizationServer?.provider ?? null,
+    authorizationServer,
     users: deps.store.users,
   });
   await registerAuthorizedRoutes(app, { authenticator: mcpAuthenticator, rateLimiter }, (api) => {

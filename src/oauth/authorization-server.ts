@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { createHmac, generateKeyPairSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createECDH, createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import type { Configuration, Interaction, KoaContextWithOIDC } from 'oidc-provider';
 import type { Authenticator } from '../auth/authenticator.js';
@@ -63,11 +63,19 @@ export function seenAtIssuer(request: IncomingMessage, issuer: string): void {
   request.headers['x-forwarded-proto'] = protocol.slice(0, -1);
 }
 
-/** The embedded authorization server and what its consent page needs besides. */
+/**
+ * The embedded authorization server, made on first use: building it reads its secrets from the database, and a server
+ * starts (and answers /readyz 503) while the database is down. A failed attempt is made again at the next use.
+ */
 export interface EmbeddedAuthorizationServer {
+  ready(): Promise<AuthorizationServer>;
+}
+
+/** oidc-provider, configured, and what the consent page needs besides. */
+export interface AuthorizationServer {
   provider: Provider;
-  /** The resource its tokens are for: `<issuer>/mcp`. */
-  resource: string;
+  /** The provider as a Node request handler. */
+  handle: ReturnType<Provider['callback']>;
   /** The consent form's CSRF token for an interaction. */
   consentToken(uid: string): string;
   /** Whether a submitted CSRF token is the interaction's (constant time). */
@@ -87,21 +95,33 @@ const SERVER_SCOPES = ['openid', 'offline_access', CONTACTS_READ];
  * resource (`/mcp`) and one scope. Users log in by entering a personal API key on the consent page, and the grant is
  * bound to that key: every token issued under it is checked against the key whenever it is used (docs/oauth.md).
  */
-export async function createAuthorizationServer(deps: AuthorizationServerDependencies): Promise<EmbeddedAuthorizationServer> {
+export function createAuthorizationServer(deps: AuthorizationServerDependencies): EmbeddedAuthorizationServer {
+  let loading: Promise<AuthorizationServer> | null = null;
+  return {
+    ready: () => {
+      loading ??= buildAuthorizationServer(deps).catch((error: unknown) => {
+        loading = null;
+        throw error;
+      });
+      return loading;
+    },
+  };
+}
+
+async function buildAuthorizationServer(deps: AuthorizationServerDependencies): Promise<AuthorizationServer> {
   const { config, store, authenticator } = deps;
+  const [cookieKey, csrfKey, signingSeed] = await Promise.all([
+    store.secret('cookie-key'),
+    store.secret('csrf-key'),
+    store.secret('signing-seed'),
+  ]);
   const { default: Provider, errors } = await loadOidcProvider(deps.warn);
   const resource = mcpResourceOf(config);
-  const randomSecret = () => randomBytes(32).toString('base64url');
-  const [cookieKey, csrfKey, signingKey] = await Promise.all([
-    store.secret('cookie-key', randomSecret),
-    store.secret('csrf-key', randomSecret),
-    store.secret('signing-key', generateSigningJwk),
-  ]);
 
   const configuration: Configuration = {
     adapter: (kind: string) => new StoreAdapter(kind, store),
     cookies: { keys: [cookieKey] },
-    jwks: { keys: [JSON.parse(signingKey) as Record<string, string>] },
+    jwks: { keys: [signingJwkFrom(signingSeed)] },
     scopes: SERVER_SCOPES,
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
@@ -178,7 +198,7 @@ export async function createAuthorizationServer(deps: AuthorizationServerDepende
   const consentToken = (uid: string) => createHmac('sha256', csrfKey).update(uid).digest('base64url');
   return {
     provider,
-    resource,
+    handle: provider.callback(),
     consentToken,
     isConsentToken: (uid, token) => {
       const expected = Buffer.from(consentToken(uid));
@@ -197,8 +217,17 @@ export async function createAuthorizationServer(deps: AuthorizationServerDepende
   };
 }
 
-/** The key ID tokens would be signed with (only a client asking for `openid` gets one). */
-function generateSigningJwk(): string {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return JSON.stringify({ ...privateKey.export({ format: 'jwk' }), use: 'sig', alg: 'ES256', kid: randomBytes(8).toString('hex') });
+/**
+ * The P-256 key ID tokens are signed with (only a client asking for `openid` gets one), derived from the stored seed so
+ * that every process has the same one without writing it.
+ */
+function signingJwkFrom(seed: string): Record<string, string> {
+  const d = createHmac('sha256', seed).update('ES256 signing key').digest();
+  const ecdh = createECDH('prime256v1');
+  ecdh.setPrivateKey(d);
+  const point = ecdh.getPublicKey();
+  const x = point.subarray(1, 33).toString('base64url');
+  const y = point.subarray(33).toString('base64url');
+  const kid = createHash('sha256').update(point).digest('base64url').slice(0, 16);
+  return { kty: 'EC', crv: 'P-256', d: d.toString('base64url'), x, y, use: 'sig', alg: 'ES256', kid };
 }

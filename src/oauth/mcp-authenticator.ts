@@ -1,5 +1,4 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import type Provider from 'oidc-provider';
 import {
   AuthError,
   extractBearerToken,
@@ -12,6 +11,7 @@ import { isWellFormedApiKey } from '../domain/api-key.js';
 import { billingPlanAllowsApiAccess } from '../domain/billing-plan.js';
 import { CONTACTS_READ, type Scope } from '../domain/scopes.js';
 import type { UserStore } from '../store/store.js';
+import type { EmbeddedAuthorizationServer } from './authorization-server.js';
 import { mcpResourceOf, type ExternalIssuerConfig, type OAuthConfig } from './oauth-config.js';
 
 /** Where /mcp's protected-resource metadata is (RFC 9728 §3.1: the well-known path, then the resource's path). */
@@ -23,7 +23,7 @@ export interface McpAuthenticatorDependencies {
   keys: Authenticator;
   apiKeyPrefix: string;
   /** The embedded authorization server, whose opaque access tokens this accepts; null when an external issuer is set. */
-  provider: Provider | null;
+  authorizationServer: EmbeddedAuthorizationServer | null;
   users: UserStore;
 }
 
@@ -44,7 +44,8 @@ export function createMcpAuthenticator(deps: McpAuthenticatorDependencies): Pick
     const token = extractBearerToken(authorization);
     if (token === null || isWellFormedApiKey(token, deps.apiKeyPrefix)) return deps.keys.authenticate(authorization, scope);
     if (external !== null) return external(token, scope);
-    const accessToken = await deps.provider?.AccessToken.find(token);
+    const accessToken =
+      deps.authorizationServer === null ? undefined : await (await deps.authorizationServer.ready()).provider.AccessToken.find(token);
     if (!accessToken || accessToken.aud !== resource || accessToken.accountId === undefined) {
       throw new AuthError(401, INVALID_KEY_MESSAGE, 'unknown');
     }

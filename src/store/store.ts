@@ -195,8 +195,8 @@ export interface OAuthStore {
   destroy(kind: string, idHash: string): Promise<void>;
   /** Removes every record issued under the grant (its codes and tokens, and the grant itself). */
   revokeGrant(grantId: string): Promise<void>;
-  /** The secret stored under `name`, created from `generate()` by whichever process asks first. */
-  secret(name: string, generate: () => string): Promise<string>;
+  /** The secret stored under `name` (the OAuth migration makes them); throws when there is none. */
+  secret(name: string): Promise<string>;
   /** Removes up to `maxRows` records that expired before `before`; returns how many. */
   pruneExpired(before: string, maxRows: number): Promise<number>;
 }

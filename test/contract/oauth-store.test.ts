@@ -45,13 +45,13 @@ describeEachBackend('OAuth store', (db) => {
     expect(await oauth.find('AccessToken', 'other', iso(0))).not.toBeNull();
   });
 
-  it('creates a secret once, whoever asks first, even when several ask at once', async () => {
+  it('holds the secrets the migration made: random, distinct, and the same for every reader', async () => {
     const { oauth } = db().store;
-    let generated = 0;
-    const generate = () => `secret-${(generated += 1)}`;
-    const values = await Promise.all(Array.from({ length: 5 }, () => oauth.secret('test-key', generate)));
-    expect(new Set(values).size).toBe(1);
-    expect(await oauth.secret('test-key', () => 'never')).toBe(values[0]);
+    const values = await Promise.all(['cookie-key', 'csrf-key', 'signing-seed'].map((name) => oauth.secret(name)));
+    for (const value of values) expect(value).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set(values).size).toBe(3);
+    expect(await oauth.secret('cookie-key')).toBe(values[0]);
+    await expect(oauth.secret('no-such-secret')).rejects.toThrow('OAuth secret "no-such-secret" is missing: run the database migrations');
   });
 
   it('prunes expired records only', async () => {

@@ -135,7 +135,7 @@ describe('HTTP hardening', () => {
       expect(allowed.statusCode).toBe(200);
       expect(allowed.headers['access-control-allow-origin']).toBe(origin);
       expect(allowed.headers['access-control-expose-headers']).toBe(
-        'RateLimit, RateLimit-Policy, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id',
+        'RateLimit, RateLimit-Policy, Retry-After, WWW-Authenticate, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id',
       );
       expect(allowed.headers).not.toHaveProperty('access-control-allow-credentials');
       const refusedKeyButAllowedOrigin = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: { origin } });

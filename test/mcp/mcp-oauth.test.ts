@@ -94,8 +94,11 @@ describeEachBackend('MCP over OAuth, end to end', (db) => {
       const redirected = receiver.next();
       await page.goto(agent.authorizationUrl!.href);
       const consentText = await page.locator('main').innerText();
-      await page.getByLabel('Your personal API key').fill(apiKey);
-      await page.getByRole('button', { name: 'Approve' }).click();
+      // By keyboard alone: the key field is the first stop, and Enter approves.
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement?.id')).toBe('api_key');
+      await page.keyboard.type(apiKey);
+      await page.keyboard.press('Enter');
       const query = await redirected;
       const code = query.get('code');
       if (code === null) throw new Error(`no code: ${query.toString()}`);

@@ -43,12 +43,12 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRoute
   if (server === null) return;
 
   const contentSecurityPolicy = consentContentSecurityPolicy(config.consent);
-  const callback = server.provider.callback();
   const toProvider = (path?: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const { handle } = await server.ready();
     handOverResponse(reply);
     if (path !== undefined) request.raw.url = path;
     seenAtIssuer(request.raw, config.issuer);
-    await callback(request.raw, reply.raw);
+    await handle(request.raw, reply.raw);
   };
 
   await app.register(async (raw) => {
@@ -75,9 +75,10 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRoute
     });
     consent.post(`${OAUTH_ROUTES.consent}/:uid`, routeOptions, async (request, reply) => {
       const form = (request.body ?? {}) as Record<string, string | undefined>;
+      const authorization = await server.ready();
       const details = await interactionOf(request, reply);
       if (details === null) return;
-      if (!server.isConsentToken(details.uid, form.csrf)) {
+      if (!authorization.isConsentToken(details.uid, form.csrf)) {
         return sendError(reply, 403, 'invalid_request', 'The form was not sent from this page. Go back to the app and start again.');
       }
       if (form.decision === 'deny') {
@@ -92,15 +93,16 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRoute
         if (view !== null) sendPage(reply, error.status, renderConsentPage(config.consent, view));
         return;
       }
-      const grantId = await server.approve(details, keyId);
+      const grantId = await authorization.approve(details, keyId);
       return finish(request, reply, { login: { accountId: keyId, remember: false }, consent: { grantId } });
     });
   });
 
   async function interactionOf(request: FastifyRequest, reply: FastifyReply) {
+    const { provider } = await server!.ready();
     seenAtIssuer(request.raw, config.issuer);
     try {
-      const details = await server!.provider.interactionDetails(request.raw, reply.raw);
+      const details = await provider.interactionDetails(request.raw, reply.raw);
       if (details.uid === (request.params as { uid: string }).uid) return details;
     } catch {
       // No interaction cookie, or the interaction expired: the same page either way.
@@ -112,20 +114,22 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRoute
   async function consentView(request: FastifyRequest, reply: FastifyReply, error: string | null) {
     const details = await interactionOf(request, reply);
     if (details === null) return null;
-    const client = await server!.provider.Client.find(String(details.params.client_id));
+    const authorization = await server!.ready();
+    const client = await authorization.provider.Client.find(String(details.params.client_id));
     const redirect = URL.parse(String(details.params.redirect_uri));
     return {
       clientName: client?.clientName ?? String(details.params.client_id),
       redirectHost: redirect === null ? String(details.params.redirect_uri) : redirect.host || redirect.protocol,
       action: `${OAUTH_ROUTES.consent}/${encodeURIComponent(details.uid)}`,
-      csrfToken: server!.consentToken(details.uid),
+      csrfToken: authorization.consentToken(details.uid),
       error,
     };
   }
 
   async function finish(request: FastifyRequest, reply: FastifyReply, result: InteractionResults) {
+    const { provider } = await server!.ready();
     handOverResponse(reply);
-    await server!.provider.interactionFinished(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
   }
 
   function sendError(reply: FastifyReply, status: number, error: string, description: string) {

@@ -423,6 +423,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX oauth_records_uid ON oauth_records (kind, uid_hash) WHERE uid_hash IS NOT NULL;
       CREATE INDEX oauth_records_expiry ON oauth_records (expires_at);
       CREATE TABLE oauth_secrets (name text PRIMARY KEY, value text NOT NULL, created_at timestamptz NOT NULL);
+      -- Made here, once, so that a server only reads them. gen_random_uuid() draws from pg_strong_random: two make
+      -- 244 random bits.
+      INSERT INTO oauth_secrets (name, value, created_at)
+        SELECT name, replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), now()
+        FROM unnest(ARRAY['cookie-key', 'csrf-key', 'signing-seed']) AS name;
     `,
   },
 ];

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { secretOrThrow } from '../oauth-secrets.js';
 import type { FoundOAuthRecord, OAuthRecord, OAuthStore } from '../store.js';
 
 const FOUND_COLUMNS = `payload, to_char(consumed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "consumedAt"`;
@@ -51,14 +52,9 @@ export class PostgresOAuthStore implements OAuthStore {
     await this.pool.query('DELETE FROM oauth_records WHERE grant_id = $1::text', [grantId]);
   }
 
-  async secret(name: string, generate: () => string): Promise<string> {
-    // Two statements, so the read sees a row another process inserted while this insert waited on it.
-    await this.pool.query(
-      'INSERT INTO oauth_secrets (name, value, created_at) VALUES ($1::text, $2::text, now()) ON CONFLICT (name) DO NOTHING',
-      [name, generate()],
-    );
+  async secret(name: string): Promise<string> {
     const { rows } = await this.pool.query<{ value: string }>('SELECT value FROM oauth_secrets WHERE name = $1::text', [name]);
-    return rows[0]!.value;
+    return secretOrThrow(name, rows[0]?.value);
   }
 
   async pruneExpired(before: string, maxRows: number): Promise<number> {

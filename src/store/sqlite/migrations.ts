@@ -415,6 +415,10 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX oauth_records_uid ON oauth_records (kind, uid_hash) WHERE uid_hash IS NOT NULL;
       CREATE INDEX oauth_records_expiry ON oauth_records (expires_at);
       CREATE TABLE oauth_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at TEXT NOT NULL);
+      -- Made here, once, so that a server only reads them: it starts while another process holds the write lock.
+      INSERT INTO oauth_secrets (name, value, created_at)
+        SELECT name, lower(hex(randomblob(32))), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+        FROM (SELECT 'cookie-key' AS name UNION ALL SELECT 'csrf-key' UNION ALL SELECT 'signing-seed');
     `,
   },
 ];

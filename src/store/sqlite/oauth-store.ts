@@ -1,3 +1,4 @@
+import { secretOrThrow } from '../oauth-secrets.js';
 import type { FoundOAuthRecord, OAuthRecord, OAuthStore } from '../store.js';
 import type { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
@@ -50,13 +51,9 @@ export class SqliteOAuthStore implements OAuthStore {
     await this.writeLock.run(() => this.statements.get('DELETE FROM oauth_records WHERE grant_id = ?').run(grantId));
   }
 
-  async secret(name: string, generate: () => string): Promise<string> {
-    return this.writeLock.run(() => {
-      this.statements
-        .get('INSERT INTO oauth_secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING')
-        .run(name, generate(), new Date().toISOString());
-      return (this.statements.get('SELECT value FROM oauth_secrets WHERE name = ?').get(name) as { value: string }).value;
-    });
+  async secret(name: string): Promise<string> {
+    const row = this.statements.get('SELECT value FROM oauth_secrets WHERE name = ?').get(name) as { value: string } | undefined;
+    return secretOrThrow(name, row?.value);
   }
 
   async pruneExpired(before: string, maxRows: number): Promise<number> {
