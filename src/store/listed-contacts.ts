@@ -18,4 +18,8 @@ export abstract class ListedContacts {
   async listPageJson(ownerId: string, page: PageRequest): Promise<ContactPageJson> {
     return this.listing.read(ownerId, page);
   }
+
+  async listingVersion(ownerId: string): Promise<number> {
+    return this.listing.version(ownerId);
+  }
 }

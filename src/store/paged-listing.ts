@@ -124,6 +124,11 @@ export class PagedListing {
     return documentOf(page, result.data, result.returned, result.state);
   }
 
+  /** The owner's version as read() would use it now (the same cached state). */
+  async version(ownerId: string): Promise<number> {
+    return (await this.stateOf(ownerId, false)).version;
+  }
+
   private admit(cacheKey: string, document: ContactPageJson): void {
     if (this.readOnce.get(cacheKey) === undefined) {
       this.readOnce.set(cacheKey, true);

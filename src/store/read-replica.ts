@@ -63,6 +63,7 @@ export function withReadReplica(primary: Store, replica: Store, options: ReadRep
     contacts: {
       listPage: (ownerId, page) => read((contacts) => contacts.listPage(ownerId, page)),
       listPageJson: (ownerId, page) => read((contacts) => contacts.listPageJson(ownerId, page)),
+      listingVersion: (ownerId) => read((contacts) => contacts.listingVersion(ownerId)),
       get: (ownerId, id) => read((contacts) => contacts.get(ownerId, id)),
       search: (ownerId, query, limit) => read((contacts) => contacts.search(ownerId, query, limit)),
       importContacts: (ownerId, records) => primary.contacts.importContacts(ownerId, records),

@@ -136,6 +136,11 @@ export interface ContactStore {
   /** The same page as listPage, as the list response's JSON (contacts serialized by the database): what the HTTP API sends. */
   listPageJson(ownerId: string, page: PageRequest): Promise<ContactPageJson>;
   /**
+   * The owner's listing version, as listPageJson would report it now (from the same cached state), without reading a
+   * contact: what a conditional request compares its entity tag with.
+   */
+  listingVersion(ownerId: string): Promise<number>;
+  /**
    * One listable contact of the owner. An id that was soft-merged gives the contact it was merged into.
    * Null alike for an unknown id, another owner's contact, the self row and a malformed (non-UUID) id.
    */

@@ -65,7 +65,10 @@ describe('GET /api/v1/openapi.json', () => {
 
   it('describes every status the endpoint returns, errors as { error: string }', () => {
     const responses = document.paths['/api/v1/contacts'].get.responses;
-    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '403', '429', '500']);
+    expect(Object.keys(responses).sort()).toEqual(['200', '304', '400', '401', '403', '429', '500']);
+    expect(responses['304'].content).toBeUndefined();
+    expect(responses['304'].headers.ETag).toBeDefined();
+    expect(responses['200'].headers.ETag).toBeDefined();
     for (const status of ['400', '401', '403', '429', '500']) {
       expect(responses[status].content['application/json'].schema).toMatchObject({
         type: 'object',

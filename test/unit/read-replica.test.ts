@@ -20,6 +20,7 @@ function fakeStore(name: string) {
   const contacts: ContactStore = {
     listPage: () => answer('listPage', { contacts: [], total: name === 'replica' ? 1 : 2 }),
     listPageJson: () => answer('listPageJson', { json: Buffer.from('{}'), returned: 0, total: name === 'replica' ? 1 : 2, version: 1 }),
+    listingVersion: () => answer('listingVersion', name === 'replica' ? 1 : 2),
     get: () => answer('get', { contact: { id: name } as Contact, mergedFrom: null }),
     search: () => answer('search', [{ id: name } as Contact]),
     importContacts: () => answer('importContacts', { created: 1, updated: 0, unchanged: 0, merged: 0 }),
@@ -66,13 +67,14 @@ function setup(options: { retryAfterMs?: number; warnIntervalMs?: number } = {})
 }
 
 describe('withReadReplica routing', () => {
-  it('sends list, get and search to the replica', async () => {
+  it('sends list (and its version), get and search to the replica', async () => {
     const { store, replica, primary } = setup();
     expect((await store.contacts.listPage('owner', PAGE)).total).toBe(1);
     expect((await store.contacts.listPageJson('owner', PAGE)).total).toBe(1);
+    expect(await store.contacts.listingVersion('owner')).toBe(1);
     expect((await store.contacts.get('owner', 'id'))?.contact.id).toBe('replica');
     expect((await store.contacts.search('owner', 'q', 5))[0]?.id).toBe('replica');
-    expect(replica.calls).toEqual(['listPage', 'listPageJson', 'get', 'search']);
+    expect(replica.calls).toEqual(['listPage', 'listPageJson', 'listingVersion', 'get', 'search']);
     expect(primary.calls).toEqual([]);
   });
 

@@ -3,13 +3,23 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parsePageRequest, type PageRequest } from '../../domain/pagination.js';
 import type { ContactStore } from '../../store/store.js';
 import { errorResponse } from '../schemas/common.js';
+import { ETAG_HEADER, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
 import { ContactListResponseSchema, ListContactsQuerySchema } from '../schemas/contact-list.js';
 import { AUTHORIZED_ERROR_RESPONSES, NO_STORE_HEADER } from '../schemas/authorized-responses.js';
 import { RATE_LIMIT_HEADERS } from '../schemas/rate-limit-headers.js';
 import { principalOf } from '../authorize.js';
+import { ifNoneMatchOf, notModified } from '../conditional.js';
 import { sendJson } from '../send-json.js';
 
 export const CONTACTS_PATH = '/api/v1/contacts';
+
+/**
+ * A page's strong entity tag: the owner's listing version (every write to the owner's contacts changes it), the page
+ * size and the offset. The same tag means the same bytes.
+ */
+export function pageEtag(version: number, page: PageRequest): string {
+  return `"p${version}-${page.limit}-${page.offset}"`;
+}
 
 const listContactsSchema = {
   operationId: 'listContacts',
@@ -26,12 +36,14 @@ const listContactsSchema = {
   tags: ['contacts'],
   security: [{ bearerAuth: [] }],
   querystring: ListContactsQuerySchema,
+  headers: IF_NONE_MATCH_REQUEST_HEADER,
   response: {
     200: {
       ...ContactListResponseSchema,
       description: 'A page of contacts.',
-      headers: { 'Cache-Control': NO_STORE_HEADER, ...RATE_LIMIT_HEADERS },
+      headers: { 'Cache-Control': NO_STORE_HEADER, ...ETAG_HEADER, ...RATE_LIMIT_HEADERS },
     },
+    304: notModifiedResponse('the page (same contacts, same limit and offset) has not changed since the `ETag` sent in `If-None-Match`'),
     400: errorResponse(
       '`limit` or `offset` is not a base-10 integer within bounds or is repeated, or an unknown query parameter was sent.',
       RATE_LIMIT_HEADERS,
@@ -57,8 +69,11 @@ export function registerContactRoutes(app: FastifyInstance, deps: { contacts: Co
       const page = request.query as PageRequest;
       // The database built the contacts' JSON from the same fields ContactSchema declares (the conformance
       // suite and the OpenAPI validation test hold it to that), so the page is sent without re-serializing.
-      const { json } = await deps.contacts.listPageJson(principalOf(request).ownerId, page);
-      return sendJson(reply, json);
+      const { ownerId } = principalOf(request);
+      if (ifNoneMatchOf(request) !== undefined && notModified(request, reply, pageEtag(await deps.contacts.listingVersion(ownerId), page)))
+        return reply;
+      const { json, version } = await deps.contacts.listPageJson(ownerId, page);
+      return sendJson(reply.header('etag', pageEtag(version, page)), json);
     },
   );
 }

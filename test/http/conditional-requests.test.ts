@@ -1,0 +1,111 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
+import { ifNoneMatchMatches } from '../../src/http/conditional.js';
+import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
+import { bearer, buildTestApp } from '../support/app.js';
+import { describeEachBackend } from '../support/backends.js';
+import { contactRecord, createKey, createUser, importNumberedContacts } from '../support/seed.js';
+import { overrideStore } from '../support/store-override.js';
+
+describe('ifNoneMatchMatches (RFC 9110 §13.1.2)', () => {
+  it.each([
+    ['"p1-50-0"', true],
+    ['W/"p1-50-0"', true],
+    ['"x", "p1-50-0"', true],
+    ['*', true],
+    [' * ', true],
+    ['"p1-50-1"', false],
+    ['p1-50-0', false],
+    ['"p1-50-0', false],
+    ['', false],
+  ])('%j against "p1-50-0": %s', (header, expected) => {
+    expect(ifNoneMatchMatches(header, '"p1-50-0"')).toBe(expected);
+  });
+
+  it('never matches without the header', () => {
+    expect(ifNoneMatchMatches(undefined, '"p1-50-0"')).toBe(false);
+  });
+});
+
+describeEachBackend('conditional requests on GET /api/v1/contacts', (db) => {
+  let app: FastifyInstance;
+  let key: string;
+  let ownerId: string;
+  let pagesRead = 0;
+
+  beforeAll(async () => {
+    const { store } = db();
+    ownerId = (await createUser(store)).id;
+    key = (await createKey(store, ownerId)).key;
+    await importNumberedContacts(store, ownerId, 5, 'Etag');
+    const counting = overrideStore(store, {
+      contacts: {
+        listPageJson: (...args) => {
+          pagesRead += 1;
+          return store.contacts.listPageJson(...args);
+        },
+      },
+    });
+    app = await buildTestApp(counting);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const list = (url: string, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'GET', url, headers: { ...bearer(key), ...headers } });
+
+  it('gives each page a strong ETag, and answers 304 without a body, and without reading the page, while it is current', async () => {
+    const first = await list('/api/v1/contacts?limit=2');
+    expect(first.statusCode).toBe(200);
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"p\d+-2-0"$/);
+    const before = pagesRead;
+    const again = await list('/api/v1/contacts?limit=2', { 'if-none-match': etag });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect(again.headers.etag).toBe(etag);
+    expect(pagesRead).toBe(before);
+    expect((await list('/api/v1/contacts?limit=2', { 'if-none-match': `"other", W/${etag}` })).statusCode).toBe(304);
+  });
+
+  it('`If-None-Match: *` on the listing (which always exists) gives 304', async () => {
+    const response = await list('/api/v1/contacts', { 'if-none-match': '*' });
+    expect(response.statusCode).toBe(304);
+    expect(response.headers.etag).toMatch(/^"p\d+-50-0"$/);
+  });
+
+  it('another page, or a write to the owner’s contacts, gives a new tag and the page', async () => {
+    const etag = (await list('/api/v1/contacts?limit=2')).headers.etag as string;
+    const other = await list('/api/v1/contacts?limit=2&offset=2', { 'if-none-match': etag });
+    expect(other.statusCode).toBe(200);
+    expect(other.headers.etag).not.toBe(etag);
+    await db().store.contacts.importContacts(ownerId, [contactRecord({ name: 'Etag new' })]);
+    const changed = await list('/api/v1/contacts?limit=2', { 'if-none-match': etag });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.headers.etag).not.toBe(etag);
+    expect(changed.json().pagination.total).toBe(6);
+  });
+
+  it('a 304 counts against the rate limit like any request that passed the key check (docs/api.md)', async () => {
+    const limited = await buildTestApp(db().store, {
+      rateLimit: { perMinute: 2, counter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }) },
+    });
+    try {
+      const send = () => limited.inject({ method: 'GET', url: '/api/v1/contacts', headers: { ...bearer(key), 'if-none-match': '*' } });
+      const first = await send();
+      expect(first.statusCode).toBe(304);
+      expect(first.headers['x-ratelimit-remaining']).toBe('1');
+      expect((await send()).statusCode).toBe(304);
+      expect((await send()).statusCode).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('a bad key is still a 401, whatever If-None-Match says', async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: { 'if-none-match': '*' } });
+    expect(response.statusCode).toBe(401);
+  });
+});
