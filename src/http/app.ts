@@ -13,6 +13,8 @@ import { handleClientError } from './client-error.js';
 import { registerAuthorizedRoutes } from './authorize.js';
 import { allowCrossOrigin } from './cors.js';
 import { handleError } from './errors.js';
+import { hostRefusal } from './host-header.js';
+import { InputError } from '../domain/errors.js';
 import { createMetrics, observeRequests, type Metrics } from './metrics.js';
 import { registerMetricsRoute, type MetricsSource } from './metrics-endpoint.js';
 import { trackAllowedMethods } from './method-not-allowed.js';
@@ -80,7 +82,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     requestTimeout: requestTimeoutMs,
     // Node checks for requests past their timeout every 30 s by default, which would let a slow client
     // (slowloris) hold a connection up to 30 s longer than requestTimeout.
-    http: { connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs) },
+    // requireHostHeader off: Node would answer a request without Host with a bare 400; hostRefusal answers it in JSON.
+    http: { connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs), requireHostHeader: false },
     // Oversized headers (431), slow clients (408) and unparseable requests (400) answer `{ error }` JSON too.
     clientErrorHandler: handleClientError,
     // Requests that arrive on a kept-alive connection during shutdown are served, with Connection: close.
@@ -100,6 +103,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await allowCrossOrigin(app, http.corsOrigins ?? []);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('cache-control', 'no-store');
+    const refusal = hostRefusal(request.raw);
+    if (refusal !== null) throw new InputError(refusal);
     // Answer unknown paths and methods before any body is read, so a bad body can't turn a 405 into a 400.
     if (request.is404) methodNotAllowed(request, reply);
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -22,4 +23,15 @@ export function notModified(request: FastifyRequest, reply: FastifyReply, etag: 
   if (!ifNoneMatchMatches(ifNoneMatchOf(request), etag)) return false;
   void reply.code(304).header('etag', etag).send();
   return true;
+}
+
+/** A strong entity tag for fixed content: its SHA-256, shortened. */
+export function contentEtag(content: string | Buffer): string {
+  return `"${createHash('sha256').update(content).digest('base64url').slice(0, 32)}"`;
+}
+
+/** Sends fixed content with its entity tag, or 304 when If-None-Match names it. */
+export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, content: string | Buffer, etag: string): FastifyReply {
+  if (notModified(request, reply, etag)) return reply;
+  return reply.header('etag', etag).send(content);
 }

@@ -23,7 +23,7 @@ export async function allowCrossOrigin(app: FastifyInstance, origins: readonly s
   await app.register(cors, {
     origin: [...origins],
     methods: ['GET', 'HEAD', 'POST'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'X-Request-Id', 'If-None-Match'],
     exposedHeaders: CORS_EXPOSED_HEADERS,
     credentials: false,
     maxAge: 600,

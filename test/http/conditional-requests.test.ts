@@ -104,6 +104,42 @@ describeEachBackend('conditional requests on GET /api/v1/contacts', (db) => {
     }
   });
 
+  it('openapi.json, /docs and the docs bundle carry ETags and answer 304 to them and to *', async () => {
+    const docs = await app.inject({ method: 'GET', url: '/docs' });
+    const bundleUrl = /<script src="([^"]+)">/.exec(docs.body)![1]!;
+    for (const url of ['/api/v1/openapi.json', '/docs', bundleUrl]) {
+      const first = await app.inject({ method: 'GET', url });
+      expect(first.statusCode, url).toBe(200);
+      const etag = first.headers.etag as string;
+      expect(etag, url).toMatch(/^"[\w-]{32}"$/);
+      expect((await app.inject({ method: 'GET', url })).headers.etag, url).toBe(etag);
+      for (const header of [etag, '*']) {
+        const again = await app.inject({ method: 'GET', url, headers: { 'if-none-match': header } });
+        expect(again.statusCode, url).toBe(304);
+        expect(again.body, url).toBe('');
+      }
+      expect((await app.inject({ method: 'GET', url, headers: { 'if-none-match': '"stale"' } })).statusCode, url).toBe(200);
+    }
+  });
+
+  it('the change feed tags an answer with nothing new, and answers 304 to it until something changes', async () => {
+    const position = (await list('/api/v1/contacts/changes')).json().next_since as string;
+    const url = `/api/v1/contacts/changes?since=${position}`;
+    const empty = await list(url);
+    expect(empty.statusCode).toBe(200);
+    expect(empty.json().data).toEqual([]);
+    const etag = empty.headers.etag as string;
+    expect(etag).toMatch(/^"c\d+"$/);
+    const unchanged = await list(url, { 'if-none-match': etag });
+    expect(unchanged.statusCode).toBe(304);
+    expect(unchanged.body).toBe('');
+    await db().store.contacts.importContacts(ownerId, [contactRecord({ name: 'Etag feed' })]);
+    const changed = await list(url, { 'if-none-match': etag });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.headers.etag).toBeUndefined();
+    expect(changed.json().data.map((change: { contact?: { name: string } }) => change.contact?.name)).toEqual(['Etag feed']);
+  });
+
   it('a bad key is still a 401, whatever If-None-Match says', async () => {
     const response = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: { 'if-none-match': '*' } });
     expect(response.statusCode).toBe(401);

@@ -159,7 +159,7 @@ describe('HTTP hardening', () => {
       expect(response.headers).toMatchObject({
         'access-control-allow-origin': origin,
         'access-control-allow-methods': 'GET, HEAD, POST',
-        'access-control-allow-headers': 'Authorization, Content-Type, Accept, Mcp-Protocol-Version',
+        'access-control-allow-headers': 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, X-Request-Id, If-None-Match',
         'access-control-max-age': '600',
       });
     });

@@ -11,6 +11,8 @@ import {
 } from '../../domain/changes.js';
 import type { ChangeRecord, ContactStore } from '../../store/store.js';
 import { principalOf } from '../authorize.js';
+import { ifNoneMatchOf, notModified } from '../conditional.js';
+import { ETAG_HEADER, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
 import { sendJson } from '../send-json.js';
 import { ChangesResponseSchema, ListChangesQuerySchema } from '../schemas/changes.js';
 import { errorResponse } from '../schemas/common.js';
@@ -32,12 +34,18 @@ const listChangesSchema = {
   tags: ['sync'],
   security: [{ bearerAuth: [] }],
   querystring: ListChangesQuerySchema,
+  headers: IF_NONE_MATCH_REQUEST_HEADER,
   response: {
     200: {
       ...ChangesResponseSchema,
-      description: 'Changes after `since`.',
-      headers: { 'Cache-Control': NO_STORE_HEADER, ...RATE_LIMIT_HEADERS },
+      description: 'Changes after `since`. An answer with no change carries an `ETag`.',
+      headers: {
+        'Cache-Control': NO_STORE_HEADER,
+        ETag: { ...ETAG_HEADER.ETag, description: 'Sent when nothing changed after `since`.' },
+        ...RATE_LIMIT_HEADERS,
+      },
     },
+    304: notModifiedResponse('still nothing new after `since` (the `ETag` of an empty answer was sent in `If-None-Match`); keep the token'),
     400: errorResponse(
       '`since` is malformed or another user’s token, `limit` is out of bounds, or an unknown parameter was sent.',
       RATE_LIMIT_HEADERS,
@@ -54,6 +62,11 @@ function changeJson(record: ChangeRecord): string {
   if (state.kind === 'listable') return `${head},"contact":${state.json}}`;
   if (state.kind === 'merged') return `${head},"merged_into":${JSON.stringify(state.mergedInto)}}`;
   return `${head}}`;
+}
+
+/** The entity tag of an empty answer: nothing changed after `seq`. Sent back in If-None-Match, it gets 304 while that holds. */
+function nothingNewEtag(seq: number): string {
+  return `"c${seq}"`;
 }
 
 /** The change feed; registered under registerAuthorizedRoutes. */
@@ -82,8 +95,21 @@ export function registerChangeRoutes(app: FastifyInstance, deps: { contacts: Con
         return { data: [], next_since: token({ seq: log.currentSeq, after: null }), has_more: false };
       }
       assertTokenOwner(since, ownerId);
+      if (ifNoneMatchOf(request) !== undefined && since.after === null) {
+        const log = await deps.contacts.changeLog(ownerId);
+        assertTokenFollowable(since, log, deps.retentionMs, issuedAt);
+        // A 304 keeps the client on its token, so only while the token has half its retention left.
+        if (
+          log.currentSeq === since.seq &&
+          issuedAt - since.issuedAt < deps.retentionMs / 2 &&
+          notModified(request, reply, nothingNewEtag(since.seq))
+        ) {
+          return reply;
+        }
+      }
       const read = await deps.contacts.readChanges(ownerId, since, limit + 1);
       assertTokenFollowable(since, read.log, deps.retentionMs, issuedAt);
+      if (read.records.length === 0) reply.header('etag', nothingNewEtag(read.log.currentSeq));
       const records = read.records.slice(0, limit);
       const hasMore = read.records.length > limit;
       const last = records.at(-1);

@@ -1,7 +1,8 @@
-import { createReadStream, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { contentEtag, sendWithEtag } from '../conditional.js';
 import { OPENAPI_PATH } from './openapi.js';
 
 export const DOCS_PATH = '/docs';
@@ -54,13 +55,16 @@ function page(scriptPath: string): string {
 export function registerDocsRoutes(app: FastifyInstance): void {
   const bundle = redocBundle();
   const html = page(bundle.path);
+  const htmlEtag = contentEtag(html);
+  const script = readFileSync(bundle.file);
+  const scriptEtag = contentEtag(script);
   const config = { contentSecurityPolicy: DOCS_CONTENT_SECURITY_POLICY };
-  app.get(DOCS_PATH, { schema: { hide: true }, config }, async (_request, reply) => {
+  app.get(DOCS_PATH, { schema: { hide: true }, config }, async (request, reply) => {
     reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
-    return html;
+    return sendWithEtag(request, reply, html, htmlEtag);
   });
-  app.get(bundle.path, { schema: { hide: true }, config }, async (_request, reply) => {
+  app.get(bundle.path, { schema: { hide: true }, config }, async (request, reply) => {
     reply.header('cache-control', 'public, max-age=31536000, immutable').type('text/javascript; charset=utf-8');
-    return reply.send(createReadStream(bundle.file));
+    return sendWithEtag(request, reply, script, scriptEtag);
   });
 }
