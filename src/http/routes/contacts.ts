@@ -3,12 +3,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parsePageRequest, type PageRequest } from '../../domain/pagination.js';
 import type { ContactStore } from '../../store/store.js';
 import { errorResponse } from '../schemas/common.js';
-import { ETAG_HEADER, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
+import { COMPRESSION_HEADERS, ETAG_HEADER, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
 import { ContactListResponseSchema, ListContactsQuerySchema } from '../schemas/contact-list.js';
 import { AUTHORIZED_ERROR_RESPONSES, NO_STORE_HEADER } from '../schemas/authorized-responses.js';
 import { RATE_LIMIT_HEADERS } from '../schemas/rate-limit-headers.js';
 import { principalOf } from '../authorize.js';
 import { ifNoneMatchOf, notModified } from '../conditional.js';
+import { acceptedCodings, CompressedPages, type ContentCoding } from '../page-compression.js';
 import { sendJson } from '../send-json.js';
 
 export const CONTACTS_PATH = '/api/v1/contacts';
@@ -17,8 +18,13 @@ export const CONTACTS_PATH = '/api/v1/contacts';
  * A page's strong entity tag: the owner's listing version (every write to the owner's contacts changes it), the page
  * size and the offset. The same tag means the same bytes.
  */
-export function pageEtag(version: number, page: PageRequest): string {
-  return `"p${version}-${page.limit}-${page.offset}"`;
+export function pageEtag(version: number, page: PageRequest, coding: ContentCoding | null = null): string {
+  return `"p${version}-${page.limit}-${page.offset}${coding === null ? '' : `-${coding}`}"`;
+}
+
+/** Every tag a page may have been sent under: as it is, or in a coding. */
+function pageEtags(version: number, page: PageRequest): string[] {
+  return [null, 'br', 'gzip'].map((coding) => pageEtag(version, page, coding as ContentCoding | null));
 }
 
 const listContactsSchema = {
@@ -41,7 +47,7 @@ const listContactsSchema = {
     200: {
       ...ContactListResponseSchema,
       description: 'A page of contacts.',
-      headers: { 'Cache-Control': NO_STORE_HEADER, ...ETAG_HEADER, ...RATE_LIMIT_HEADERS },
+      headers: { 'Cache-Control': NO_STORE_HEADER, ...ETAG_HEADER, ...COMPRESSION_HEADERS, ...RATE_LIMIT_HEADERS },
     },
     304: notModifiedResponse('the page (same contacts, same limit and offset) has not changed since the `ETag` sent in `If-None-Match`'),
     400: errorResponse(
@@ -55,6 +61,7 @@ const listContactsSchema = {
 /** The REST contact routes; registered under registerAuthorizedRoutes, which sets each request's principal. */
 export function registerContactRoutes(app: FastifyInstance, deps: { contacts: ContactStore }): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  const compressed = new CompressedPages();
   api.get(
     CONTACTS_PATH,
     {
@@ -70,10 +77,17 @@ export function registerContactRoutes(app: FastifyInstance, deps: { contacts: Co
       // The database built the contacts' JSON from the same fields ContactSchema declares (the conformance
       // suite and the OpenAPI validation test hold it to that), so the page is sent without re-serializing.
       const { ownerId } = principalOf(request);
-      if (ifNoneMatchOf(request) !== undefined && notModified(request, reply, pageEtag(await deps.contacts.listingVersion(ownerId), page)))
-        return reply;
+      reply.header('vary', 'Accept-Encoding');
+      if (ifNoneMatchOf(request) !== undefined) {
+        const current = pageEtags(await deps.contacts.listingVersion(ownerId), page);
+        if (current.some((etag) => notModified(request, reply, etag))) return reply;
+      }
       const { json, version } = await deps.contacts.listPageJson(ownerId, page);
-      return sendJson(reply.header('etag', pageEtag(version, page)), json);
+      const codings = acceptedCodings(request.headers['accept-encoding']);
+      const encoded = await compressed.encode(`${ownerId}:${version}:${page.limit}:${page.offset}`, json, codings);
+      if (encoded === null) return sendJson(reply.header('etag', pageEtag(version, page)), json);
+      reply.header('content-encoding', encoded.coding).header('etag', pageEtag(version, page, encoded.coding));
+      return sendJson(reply, encoded.body);
     },
   );
 }

@@ -8,6 +8,15 @@ export const ETAG_HEADER = {
   },
 };
 
+export const COMPRESSION_HEADERS = {
+  'Content-Encoding': {
+    description: '`br` or `gzip` when `Accept-Encoding` allows one and the page is 1 KB or more; absent when the page is sent as it is.',
+    type: 'string',
+    enum: ['br', 'gzip'],
+  },
+  Vary: { description: 'Always `Accept-Encoding`.', type: 'string' },
+};
+
 export const IF_NONE_MATCH_REQUEST_HEADER = Type.Object({
   'if-none-match': Type.Optional(
     Type.String({

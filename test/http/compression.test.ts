@@ -1,0 +1,98 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceptedCodings } from '../../src/http/page-compression.js';
+import { bearer, buildTestApp } from '../support/app.js';
+import { describeEachBackend } from '../support/backends.js';
+import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
+
+describe('acceptedCodings', () => {
+  it.each([
+    ['gzip, br', ['br', 'gzip']],
+    ['br;q=0, gzip', ['gzip']],
+    ['gzip;q=0.5', ['gzip']],
+    ['*', ['br', 'gzip']],
+    ['identity', []],
+    ['deflate', []],
+    ['', []],
+  ])('%j allows %j', (header, expected) => {
+    expect(acceptedCodings(header)).toEqual(expected);
+  });
+
+  it('allows nothing without the header', () => {
+    expect(acceptedCodings(undefined)).toEqual([]);
+  });
+});
+
+describeEachBackend('compressed pages of GET /api/v1/contacts', (db) => {
+  let app: FastifyInstance;
+  let key: string;
+  let plain: Buffer;
+
+  beforeAll(async () => {
+    const { store } = db();
+    const ownerId = (await createUser(store)).id;
+    key = (await createKey(store, ownerId)).key;
+    await importNumberedContacts(store, ownerId, 60, 'Compressed contact with a longer name');
+    app = await buildTestApp(store);
+    plain = (await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) })).rawPayload;
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const list = (acceptEncoding: string | undefined, url = '/api/v1/contacts', extra: Record<string, string> = {}) =>
+    app.inject({
+      method: 'GET',
+      url,
+      headers: { ...bearer(key), ...(acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding }), ...extra },
+    });
+
+  it('sends the page as it is without Accept-Encoding, with Vary: Accept-Encoding', async () => {
+    const response = await list(undefined);
+    expect(response.headers['content-encoding']).toBeUndefined();
+    expect(response.headers.vary).toBe('Accept-Encoding');
+    expect(response.headers.etag).toMatch(/^"p\d+-50-0"$/);
+    expect(plain.length).toBeGreaterThan(4000);
+  });
+
+  it('sends the same bytes in gzip and in Brotli, each with its own tag, smaller', async () => {
+    for (const [header, coding, decode] of [
+      ['gzip', 'gzip', gunzipSync],
+      ['br', 'br', brotliDecompressSync],
+      // Read a third time, the page is hot: compressed once in the best coding taken, then served from the cache.
+      ['gzip, deflate, br', 'br', brotliDecompressSync],
+    ] as const) {
+      const response = await list(header);
+      expect(response.headers['content-encoding'], header).toBe(coding);
+      expect(response.headers.vary).toBe('Accept-Encoding');
+      expect(response.headers.etag).toMatch(new RegExp(`^"p\\d+-50-0-${coding}"$`));
+      expect(response.rawPayload.length).toBeLessThan(plain.length / 2);
+      expect(decode(response.rawPayload).equals(plain), header).toBe(true);
+    }
+  });
+
+  it('serves a hot page from its compressed cache in the best coding the client takes', async () => {
+    const url = '/api/v1/contacts?limit=40';
+    const bodies = [];
+    for (let read = 0; read < 4; read += 1) bodies.push(await list('gzip, br', url));
+    expect(bodies[0]!.headers['content-encoding']).toBe('gzip');
+    for (const response of bodies.slice(1)) expect(response.headers['content-encoding']).toBe('br');
+    expect(bodies[2]!.rawPayload.equals(bodies[3]!.rawPayload)).toBe(true);
+    expect(brotliDecompressSync(bodies[3]!.rawPayload).toString()).toBe((await list(undefined, url)).body);
+  });
+
+  it('refuses a coding with q=0, and leaves a small page as it is', async () => {
+    expect((await list('br;q=0, gzip;q=0')).headers['content-encoding']).toBeUndefined();
+    const small = await list('gzip, br', '/api/v1/contacts?limit=1');
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(small.headers.vary).toBe('Accept-Encoding');
+  });
+
+  it('answers 304 to the tag of any coding the page was sent in', async () => {
+    const gzipped = await list('gzip');
+    const again = await list('gzip', '/api/v1/contacts', { 'if-none-match': gzipped.headers.etag as string });
+    expect(again.statusCode).toBe(304);
+    expect(again.headers.etag).toBe(gzipped.headers.etag);
+  });
+});
