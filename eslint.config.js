@@ -20,7 +20,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js', 'test/failure/fixtures/*.mjs'] },
+        projectService: { allowDefaultProject: ['eslint.config.js', 'test/failure/fixtures/*.mjs', 'scripts/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -29,9 +29,3 @@ export function notModified(request: FastifyRequest, reply: FastifyReply, etag: 
 export function contentEtag(content: string | Buffer): string {
   return `"${createHash('sha256').update(content).digest('base64url').slice(0, 32)}"`;
 }
-
-/** Sends fixed content with its entity tag, or 304 when If-None-Match names it. */
-export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, content: string | Buffer, etag: string): FastifyReply {
-  if (notModified(request, reply, etag)) return reply;
-  return reply.header('etag', etag).send(content);
-}

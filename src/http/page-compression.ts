@@ -24,7 +24,8 @@ const LEVELS = {
   hot: { br: 5, gzip: 6 },
 } as const;
 
-function compress(bytes: Buffer, coding: ContentCoding, level: number): Promise<Buffer> {
+/** Compresses on libuv's thread pool, never on the event loop. */
+export function compressBytes(bytes: Buffer, coding: ContentCoding, level: number): Promise<Buffer> {
   return coding === 'br'
     ? brotli(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: level, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } })
     : gzipAsync(bytes, { level });
@@ -34,6 +35,16 @@ function compress(bytes: Buffer, coding: ContentCoding, level: number): Promise<
 export function acceptedCodings(acceptEncoding: string | undefined): ContentCoding[] {
   if (acceptEncoding === undefined) return [];
   return (['br', 'gzip'] as const).filter((coding) => negotiate(acceptEncoding, [coding]) === coding);
+}
+
+/** JSON read for one answer (a change-feed page): compressed at the fast level when it is worth it, never cached. */
+export async function encodeOnce(
+  json: string | Buffer,
+  codings: readonly ContentCoding[],
+): Promise<{ coding: ContentCoding; body: Buffer } | null> {
+  if (codings.length === 0 || json.length < MIN_COMPRESSED_BYTES) return null;
+  const coding = codings.includes('gzip') ? 'gzip' : 'br';
+  return { coding, body: await compressBytes(typeof json === 'string' ? Buffer.from(json) : json, coding, LEVELS.fast[coding]) };
 }
 
 /**
@@ -56,14 +67,12 @@ export class CompressedPages {
       const cached = this.cache.get(`${pageKey}:${coding}`);
       if (cached !== undefined) return { coding, body: cached };
     }
-    const bytes = typeof json === 'string' ? Buffer.from(json) : json;
     if (this.readOnce.get(pageKey) === undefined) {
       this.readOnce.set(pageKey, true);
-      const coding = codings.includes('gzip') ? 'gzip' : 'br';
-      return { coding, body: await compress(bytes, coding, LEVELS.fast[coding]) };
+      return encodeOnce(json, codings);
     }
     const coding = codings[0]!;
-    const body = await compress(bytes, coding, LEVELS.hot[coding]);
+    const body = await compressBytes(typeof json === 'string' ? Buffer.from(json) : json, coding, LEVELS.hot[coding]);
     this.cache.set(`${pageKey}:${coding}`, body);
     return { coding, body };
   }

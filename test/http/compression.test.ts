@@ -28,10 +28,11 @@ describeEachBackend('compressed pages of GET /api/v1/contacts', (db) => {
   let app: FastifyInstance;
   let key: string;
   let plain: Buffer;
+  let ownerId: string;
 
   beforeAll(async () => {
     const { store } = db();
-    const ownerId = (await createUser(store)).id;
+    ownerId = (await createUser(store)).id;
     key = (await createKey(store, ownerId)).key;
     await importNumberedContacts(store, ownerId, 60, 'Compressed contact with a longer name');
     app = await buildTestApp(store);
@@ -87,6 +88,44 @@ describeEachBackend('compressed pages of GET /api/v1/contacts', (db) => {
     const small = await list('gzip, br', '/api/v1/contacts?limit=1');
     expect(small.headers['content-encoding']).toBeUndefined();
     expect(small.headers.vary).toBe('Accept-Encoding');
+  });
+
+  it('sends openapi.json, /docs and the docs bundle compressed too, each coding with its own tag', async () => {
+    const docs = await app.inject({ method: 'GET', url: '/docs' });
+    const bundleUrl = /<script src="([^"]+)">/.exec(docs.body)![1]!;
+    for (const url of ['/api/v1/openapi.json', '/docs', bundleUrl]) {
+      const identity = await app.inject({ method: 'GET', url });
+      expect(identity.headers.vary, url).toBe('Accept-Encoding');
+      for (const [coding, decode] of [
+        ['br', brotliDecompressSync],
+        ['gzip', gunzipSync],
+      ] as const) {
+        const response = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': coding } });
+        expect(response.headers['content-encoding'], url).toBe(coding);
+        expect(response.headers.etag, url).toBe(`${(identity.headers.etag as string).slice(0, -1)}-${coding}"`);
+        expect(decode(response.rawPayload).equals(identity.rawPayload), url).toBe(true);
+        const again = await app.inject({
+          method: 'GET',
+          url,
+          headers: { 'accept-encoding': coding, 'if-none-match': response.headers.etag as string },
+        });
+        expect(again.statusCode, url).toBe(304);
+      }
+    }
+  });
+
+  it('compresses a change-feed answer worth it, at once (never cached)', async () => {
+    const since = (await list(undefined, '/api/v1/contacts/changes')).json().next_since as string;
+    await importNumberedContacts(db().store, ownerId, 20, 'Fed');
+    const url = `/api/v1/contacts/changes?since=${since}`;
+    const gzipped = await list('gzip', url);
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gzipped.headers.vary).toBe('Accept-Encoding');
+    const plainFeed = await list(undefined, url);
+    expect(plainFeed.headers['content-encoding']).toBeUndefined();
+    const decoded = JSON.parse(gunzipSync(gzipped.rawPayload).toString()) as { data: unknown[] };
+    expect(decoded.data).toHaveLength(20);
+    expect(decoded.data).toEqual(plainFeed.json().data);
   });
 
   it('answers 304 to the tag of any coding the page was sent in', async () => {

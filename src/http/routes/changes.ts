@@ -12,7 +12,8 @@ import {
 import type { ChangeRecord, ContactStore } from '../../store/store.js';
 import { principalOf } from '../authorize.js';
 import { ifNoneMatchOf, notModified } from '../conditional.js';
-import { ETAG_HEADER, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
+import { COMPRESSION_HEADERS, ETAG_HEADER, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
+import { acceptedCodings, encodeOnce } from '../page-compression.js';
 import { sendJson } from '../send-json.js';
 import { ChangesResponseSchema, ListChangesQuerySchema } from '../schemas/changes.js';
 import { errorResponse } from '../schemas/common.js';
@@ -41,6 +42,7 @@ const listChangesSchema = {
       description: 'Changes after `since`. An answer with no change carries an `ETag`.',
       headers: {
         'Cache-Control': NO_STORE_HEADER,
+        ...COMPRESSION_HEADERS,
         ETag: { ...ETAG_HEADER.ETag, description: 'Sent when nothing changed after `since`.' },
         ...RATE_LIMIT_HEADERS,
       },
@@ -114,10 +116,11 @@ export function registerChangeRoutes(app: FastifyInstance, deps: { contacts: Con
       const hasMore = read.records.length > limit;
       const last = records.at(-1);
       const next = hasMore && last ? { seq: last.seq, after: last.contactId } : { seq: read.log.currentSeq, after: null };
-      return sendJson(
-        reply,
-        `{"data":[${records.map(changeJson).join(',')}],"next_since":${JSON.stringify(token(next))},"has_more":${hasMore}}`,
-      );
+      const json = `{"data":[${records.map(changeJson).join(',')}],"next_since":${JSON.stringify(token(next))},"has_more":${hasMore}}`;
+      const encoded = await encodeOnce(json, acceptedCodings(request.headers['accept-encoding']));
+      reply.header('vary', 'Accept-Encoding');
+      if (encoded === null) return sendJson(reply, json);
+      return sendJson(reply.header('content-encoding', encoded.coding), encoded.body);
     },
   );
 }

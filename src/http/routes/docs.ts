@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { contentEtag, sendWithEtag } from '../conditional.js';
+import { sendAsset, staticAsset, type StaticAsset } from '../static-asset.js';
 import { OPENAPI_PATH } from './openapi.js';
 
 export const DOCS_PATH = '/docs';
@@ -51,20 +51,30 @@ function page(scriptPath: string): string {
 `;
 }
 
+/**
+ * The bundle as `npm run build` compressed it (scripts/precompress-static.mjs, into dist/static); undefined when
+ * running from the sources, where it is compressed at first use instead.
+ */
+function precompressed(file: string): StaticAsset['variants'] | undefined {
+  const at = (coding: string) => new URL(`../../static/${basename(file)}.${coding}`, import.meta.url);
+  if (!existsSync(at('br')) || !existsSync(at('gz'))) return undefined;
+  return { br: readFileSync(at('br')), gzip: readFileSync(at('gz')) };
+}
+
 /** `GET /docs`: the OpenAPI document as an interactive reference (Redoc), and the renderer's bundle. */
 export function registerDocsRoutes(app: FastifyInstance): void {
   const bundle = redocBundle();
-  const html = page(bundle.path);
-  const htmlEtag = contentEtag(html);
-  const script = readFileSync(bundle.file);
-  const scriptEtag = contentEtag(script);
+  let html: Promise<StaticAsset> | undefined;
+  let script: Promise<StaticAsset> | undefined;
   const config = { contentSecurityPolicy: DOCS_CONTENT_SECURITY_POLICY };
   app.get(DOCS_PATH, { schema: { hide: true }, config }, async (request, reply) => {
+    html ??= staticAsset(Buffer.from(page(bundle.path)));
     reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
-    return sendWithEtag(request, reply, html, htmlEtag);
+    return sendAsset(request, reply, await html);
   });
   app.get(bundle.path, { schema: { hide: true }, config }, async (request, reply) => {
+    script ??= staticAsset(readFileSync(bundle.file), precompressed(bundle.file));
     reply.header('cache-control', 'public, max-age=31536000, immutable').type('text/javascript; charset=utf-8');
-    return sendWithEtag(request, reply, script, scriptEtag);
+    return sendAsset(request, reply, await script);
   });
 }

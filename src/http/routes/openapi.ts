@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { contentEtag, sendWithEtag } from '../conditional.js';
+import { sendAsset, staticAsset, type StaticAsset } from '../static-asset.js';
 import { ETAG_HEADER, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 export function registerOpenApiRoute(app: FastifyInstance): void {
-  let document: string | undefined;
-  let etag: string | undefined;
+  let document: Promise<StaticAsset> | undefined;
   app.get(
     OPENAPI_PATH,
     {
@@ -22,11 +21,10 @@ export function registerOpenApiRoute(app: FastifyInstance): void {
       },
     },
     async (request, reply) => {
-      // The document is fixed once the app is ready: serialized and tagged once.
-      document ??= JSON.stringify(app.swagger());
-      etag ??= contentEtag(document);
+      // The document is fixed once the app is ready: serialized, tagged and compressed once.
+      document ??= staticAsset(Buffer.from(JSON.stringify(app.swagger())));
       reply.header('cache-control', 'public, max-age=300').type('application/json; charset=utf-8');
-      return sendWithEtag(request, reply, document, etag);
+      return sendAsset(request, reply, await document);
     },
   );
 }
