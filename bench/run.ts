@@ -262,6 +262,9 @@ async function feedTokens(port: number, key: string): Promise<string[]> {
 }
 
 let bigNetwork = 0;
+/** What a browser or an HTTP client library sends; rows measured with it say so, and compare with the compressed ceiling. */
+const ACCEPT_ENCODING = 'gzip, br';
+const COMPRESSED = ` (${ACCEPT_ENCODING})`;
 
 async function measureTarget(
   target: string,
@@ -269,7 +272,7 @@ async function measureTarget(
   start: () => Promise<{ stop: () => Promise<number[]> }>,
   port: number,
   results: Measurement[],
-  extra: { walk: boolean; feed?: boolean },
+  extra: { walk: boolean; feed?: boolean; compressed?: boolean },
 ): Promise<void> {
   log(`measuring ${target}`);
   const server = await start();
@@ -280,10 +283,13 @@ async function measureTarget(
   };
   const big = `${Math.round(bigNetwork / 1000)}k network`;
   if (db === null) {
-    load(`first page, ${big}`, 'first-page.lua', { KEY: 'ceiling' });
+    load(`first page, ${big}${extra.compressed ? COMPRESSED : ''}`, 'first-page.lua', { KEY: 'ceiling' });
   } else {
+    const randomPages = { KEY: db.bigKey, NETWORK: String(db.bigTotal) };
     load(`first page, ${big}`, 'first-page.lua', { KEY: db.bigKey });
-    load(`random pages, ${big}`, 'random-page.lua', { KEY: db.bigKey, NETWORK: String(db.bigTotal) });
+    load(`first page, ${big}${COMPRESSED}`, 'first-page.lua', { KEY: db.bigKey, ACCEPT_ENCODING });
+    load(`random pages, ${big}`, 'random-page.lua', randomPages);
+    load(`random pages, ${big}${COMPRESSED}`, 'random-page.lua', { ...randomPages, ACCEPT_ENCODING });
     load(
       `random pages, ${big}, 1 connection`,
       'random-page.lua',
@@ -317,7 +323,8 @@ async function measureTarget(
 }
 
 function table(results: Measurement[]): string {
-  const ceiling = results.find((r) => r.target === 'ceiling')!.rps;
+  const ceilingOf = (row: Measurement) =>
+    results.find((r) => r.target === (row.scenario.endsWith(COMPRESSED) ? 'ceiling (br)' : 'ceiling'))!.rps;
   const baselineOf = (row: Measurement) => {
     const kind = row.target.includes('PostgreSQL') ? 'PostgreSQL' : 'SQLite';
     return results.find((r) => r.target === `baseline (${kind})` && r.scenario === row.scenario)?.rps;
@@ -330,7 +337,7 @@ function table(results: Measurement[]): string {
     const baseline = baselineOf(row);
     const isWalk = row.scenario.startsWith('sequential');
     lines.push(
-      `| ${row.target} | ${row.scenario}${row.note ? ` (${row.note})` : ''} | ${row.rps.toFixed(0)} | ${isWalk ? '—' : row.p50.toFixed(2)} | ${isWalk ? '—' : row.p99.toFixed(2)} | ${row.peakRssMb.join(', ')} | ${(row.rps / ceiling).toFixed(2)} | ${baseline ? (row.rps / baseline).toFixed(1) : '—'} |`,
+      `| ${row.target} | ${row.scenario}${row.note ? ` (${row.note})` : ''} | ${row.rps.toFixed(0)} | ${isWalk ? '—' : row.p50.toFixed(2)} | ${isWalk ? '—' : row.p99.toFixed(2)} | ${row.peakRssMb.join(', ')} | ${(row.rps / ceilingOf(row)).toFixed(2)} | ${baseline ? (row.rps / baseline).toFixed(1) : '—'} |`,
     );
   }
   return lines.join('\n');
@@ -364,6 +371,14 @@ async function main(): Promise<void> {
     port,
     results,
     { walk: false },
+  );
+  await measureTarget(
+    'ceiling (br)',
+    null,
+    () => startServer(TSX, [join(ROOT, 'bench/ceiling-server.ts')], { PAGE_FILE: pageFile, ENCODING: 'br' }, port),
+    port,
+    results,
+    { walk: false, compressed: true },
   );
   for (const db of databases) {
     await measureTarget(

@@ -78,16 +78,21 @@ export function registerContactRoutes(app: FastifyInstance, deps: { contacts: Co
       // suite and the OpenAPI validation test hold it to that), so the page is sent without re-serializing.
       const { ownerId } = principalOf(request);
       reply.header('vary', 'Accept-Encoding');
-      if (ifNoneMatchOf(request) !== undefined) {
-        const current = pageEtags(await deps.contacts.listingVersion(ownerId), page);
-        if (current.some((etag) => notModified(request, reply, etag))) return reply;
+      const codings = acceptedCodings(request.headers['accept-encoding']);
+      const pageKey = (version: number) => `${ownerId}:${version}:${page.limit}:${page.offset}`;
+      const sendCompressed = (version: number, encoded: { coding: ContentCoding; body: Buffer }) =>
+        sendJson(reply.header('content-encoding', encoded.coding).header('etag', pageEtag(version, page, encoded.coding)), encoded.body);
+      // The version alone (the owner's cached listing state) answers a 304, or finds the page compressed before.
+      if (codings.length > 0 || ifNoneMatchOf(request) !== undefined) {
+        const version = await deps.contacts.listingVersion(ownerId);
+        if (pageEtags(version, page).some((etag) => notModified(request, reply, etag))) return reply;
+        const cached = compressed.cached(pageKey(version), codings);
+        if (cached !== null) return sendCompressed(version, cached);
       }
       const { json, version } = await deps.contacts.listPageJson(ownerId, page);
-      const codings = acceptedCodings(request.headers['accept-encoding']);
-      const encoded = await compressed.encode(`${ownerId}:${version}:${page.limit}:${page.offset}`, json, codings);
+      const encoded = await compressed.compress(pageKey(version), json, codings);
       if (encoded === null) return sendJson(reply.header('etag', pageEtag(version, page)), json);
-      reply.header('content-encoding', encoded.coding).header('etag', pageEtag(version, page, encoded.coding));
-      return sendJson(reply, encoded.body);
+      return sendCompressed(version, encoded);
     },
   );
 }
