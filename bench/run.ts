@@ -240,7 +240,7 @@ function get(port: number, path: string, key: string, agent?: Agent): Promise<st
         res.statusCode === 200 ? done(Buffer.concat(chunks).toString()) : fail(new Error(`GET ${path}: ${res.statusCode}`)),
       );
     });
-    req.on('error', fail);
+    req.on('error', (error) => fail(new Error(`GET ${path}: ${error.message}`, { cause: error })));
     req.end();
   });
 }
