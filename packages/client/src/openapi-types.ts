@@ -79,7 +79,10 @@ export interface operations {
                 /** @description Number of contacts to skip. Base-10 digits only; given at most once. Past the end gives an empty page. */
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Entity tags from earlier answers, or `*`: the answer is 304 Not Modified, without a body, while one is current. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -90,6 +93,12 @@ export interface operations {
                 headers: {
                     /** @description Always `no-store`: contact data is private. */
                     "Cache-Control"?: string;
+                    /** @description A strong entity tag of this representation: send it back in `If-None-Match` to get 304 while it is current. */
+                    ETag?: string;
+                    /** @description `br` or `gzip` when `Accept-Encoding` allows one and the page is 1 KB or more; absent when the page is sent as it is. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Always `Accept-Encoding`. */
+                    Vary?: string;
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
@@ -164,6 +173,25 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the page (same contacts, same limit and offset) has not changed since the `ETag` sent in `If-None-Match`. No body. It counts against the rate limit like any other request. */
+            304: {
+                headers: {
+                    /** @description A strong entity tag of this representation: send it back in `If-None-Match` to get 304 while it is current. */
+                    ETag?: string;
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Legacy form: requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Legacy form: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `limit` or `offset` is not a base-10 integer within bounds or is repeated, or an unknown query parameter was sent. */
             400: {
@@ -259,17 +287,26 @@ export interface operations {
                 /** @description Most changes to return, 1 to 1000. */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Entity tags from earlier answers, or `*`: the answer is 304 Not Modified, without a body, while one is current. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Changes after `since`. */
+            /** @description Changes after `since`. An answer with no change carries an `ETag`. */
             200: {
                 headers: {
                     /** @description Always `no-store`: contact data is private. */
                     "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when `Accept-Encoding` allows one and the page is 1 KB or more; absent when the page is sent as it is. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Always `Accept-Encoding`. */
+                    Vary?: string;
+                    /** @description Sent when nothing changed after `since`. */
+                    ETag?: string;
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
@@ -381,6 +418,25 @@ export interface operations {
                         has_more: boolean;
                     };
                 };
+            };
+            /** @description Not Modified: still nothing new after `since` (the `ETag` of an empty answer was sent in `If-None-Match`); keep the token. No body. It counts against the rate limit like any other request. */
+            304: {
+                headers: {
+                    /** @description A strong entity tag of this representation: send it back in `If-None-Match` to get 304 while it is current. */
+                    ETag?: string;
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Legacy form: requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Legacy form: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `since` is malformed or another user’s token, `limit` is out of bounds, or an unknown parameter was sent. */
             400: {
