@@ -25,6 +25,20 @@ export function notModified(request: FastifyRequest, reply: FastifyReply, etag: 
   return true;
 }
 
+/** The tag of a representation sent in a content coding: the plain tag with the coding appended inside its quotes. */
+export function codedEtag(etag: string, coding: 'br' | 'gzip' | null): string {
+  return coding === null ? etag : `${etag.slice(0, -1)}-${coding}"`;
+}
+
+/**
+ * Answers 304 when `If-None-Match` names the resource's tag in any form it may have been sent in (as it is, Brotli,
+ * gzip): a client keeps the tag of the bytes it got. Returns whether it did.
+ */
+export function notModifiedInAnyCoding(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {
+  if (ifNoneMatchOf(request) === undefined) return false;
+  return ([null, 'br', 'gzip'] as const).some((coding) => notModified(request, reply, codedEtag(etag, coding)));
+}
+
 /** A strong entity tag for fixed content: its SHA-256, shortened. */
 export function contentEtag(content: string | Buffer): string {
   return `"${createHash('sha256').update(content).digest('base64url').slice(0, 32)}"`;

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { contentEtag, ifNoneMatchOf, notModified } from './conditional.js';
+import { codedEtag, contentEtag, notModifiedInAnyCoding } from './conditional.js';
 import { acceptedCodings, compressBytes, type ContentCoding } from './page-compression.js';
 
 /** Fixed content with its tag, and the same content in each coding it was compressed in. */
@@ -20,16 +20,11 @@ export async function staticAsset(body: Buffer, variants?: StaticAsset['variants
   return { body, etag: contentEtag(body), variants: { ...(br ? { br } : {}), ...(gzip ? { gzip } : {}) } };
 }
 
-const tagged = (etag: string, coding: ContentCoding) => `${etag.slice(0, -1)}-${coding}"`;
-
 /** Sends the asset in the best coding the client takes, with Vary and the coding's tag, or 304 to any of its tags. */
 export function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: StaticAsset): FastifyReply {
   reply.header('vary', 'Accept-Encoding');
-  if (ifNoneMatchOf(request) !== undefined) {
-    const tags = [asset.etag, ...Object.keys(asset.variants).map((coding) => tagged(asset.etag, coding as ContentCoding))];
-    if (tags.some((etag) => notModified(request, reply, etag))) return reply;
-  }
+  if (notModifiedInAnyCoding(request, reply, asset.etag)) return reply;
   const coding = acceptedCodings(request.headers['accept-encoding']).find((candidate) => asset.variants[candidate] !== undefined);
   if (coding === undefined) return reply.header('etag', asset.etag).send(asset.body);
-  return reply.header('content-encoding', coding).header('etag', tagged(asset.etag, coding)).send(asset.variants[coding]);
+  return reply.header('content-encoding', coding).header('etag', codedEtag(asset.etag, coding)).send(asset.variants[coding]);
 }

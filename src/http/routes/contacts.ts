@@ -8,7 +8,7 @@ import { ContactListResponseSchema, ListContactsQuerySchema } from '../schemas/c
 import { AUTHORIZED_ERROR_RESPONSES, NO_STORE_HEADER } from '../schemas/authorized-responses.js';
 import { RATE_LIMIT_HEADERS } from '../schemas/rate-limit-headers.js';
 import { principalOf } from '../authorize.js';
-import { ifNoneMatchOf, notModified } from '../conditional.js';
+import { codedEtag, ifNoneMatchOf, notModifiedInAnyCoding } from '../conditional.js';
 import { acceptedCodings, CompressedPages, type ContentCoding } from '../page-compression.js';
 import { sendJson } from '../send-json.js';
 
@@ -19,12 +19,7 @@ export const CONTACTS_PATH = '/api/v1/contacts';
  * size and the offset. The same tag means the same bytes.
  */
 export function pageEtag(version: number, page: PageRequest, coding: ContentCoding | null = null): string {
-  return `"p${version}-${page.limit}-${page.offset}${coding === null ? '' : `-${coding}`}"`;
-}
-
-/** Every tag a page may have been sent under: as it is, or in a coding. */
-function pageEtags(version: number, page: PageRequest): string[] {
-  return [null, 'br', 'gzip'].map((coding) => pageEtag(version, page, coding as ContentCoding | null));
+  return codedEtag(`"p${version}-${page.limit}-${page.offset}"`, coding);
 }
 
 const listContactsSchema = {
@@ -85,7 +80,7 @@ export function registerContactRoutes(app: FastifyInstance, deps: { contacts: Co
       // The version alone (the owner's cached listing state) answers a 304, or finds the page compressed before.
       if (codings.length > 0 || ifNoneMatchOf(request) !== undefined) {
         const version = await deps.contacts.listingVersion(ownerId);
-        if (pageEtags(version, page).some((etag) => notModified(request, reply, etag))) return reply;
+        if (notModifiedInAnyCoding(request, reply, pageEtag(version, page))) return reply;
         const cached = compressed.cached(pageKey(version), codings);
         if (cached !== null) return sendCompressed(version, cached);
       }
