@@ -231,7 +231,8 @@ async function walk(port: number, key: string): Promise<{ latencies: number[]; p
   return { latencies, pages: latencies.length };
 }
 
-function get(port: number, path: string, key: string, agent?: Agent): Promise<string> {
+/** Without `agent`, a connection of its own: a kept-alive socket left idle while wrk ran may be closed under a new request. */
+function get(port: number, path: string, key: string, agent: Agent | false = false): Promise<string> {
   return new Promise((done, fail) => {
     const req = request({ host: '127.0.0.1', port, path, agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
       const chunks: Buffer[] = [];

@@ -67,6 +67,18 @@ export interface Config {
    * replaced, like `https://app.example.com/contacts/{id}`. Unset, the link is the contact in this API.
    */
   readonly contactUrlTemplate: string | null;
+  /** How the OpenAPI document names this deployment: PUBLIC_URL and API_CONTACT. */
+  readonly openApi: OpenApiConfig;
+}
+
+export interface OpenApiConfig {
+  /**
+   * PUBLIC_URL (default `/`): the base URL clients reach the API at, the document's `servers` entry: an http(s) URL
+   * without a trailing slash (`https://api.example.com`, or with the path a proxy mounts it under), or `/`.
+   */
+  readonly publicUrl: string;
+  /** API_CONTACT (default none): whom integrators ask, an email address or an http(s) URL, the document's `info.contact`. */
+  readonly contact: { readonly email: string } | { readonly url: string } | null;
 }
 
 export interface RateLimitConfig {
@@ -144,6 +156,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hstsMaxAgeSeconds: read('HSTS_MAX_AGE', () => (isUnset(env.HSTS_MAX_AGE) ? null : parseInteger(env.HSTS_MAX_AGE, 0, 0, 1_000_000_000))),
     oauth: parseOAuthConfig(env, port, read),
     contactUrlTemplate: read('CONTACT_URL_TEMPLATE', () => parseContactUrlTemplate(env.CONTACT_URL_TEMPLATE)),
+    openApi: Object.freeze({
+      publicUrl: read('PUBLIC_URL', () => parsePublicUrl(env.PUBLIC_URL)),
+      contact: read('API_CONTACT', () => parseApiContact(env.API_CONTACT)),
+    }),
   });
 }
 
@@ -278,6 +294,26 @@ function parseContactUrlTemplate(text: string | undefined): string | null {
     throw new Error(`must be an http(s) URL containing {id}, like https://app.example.com/contacts/{id}; got "${trimmed}"`);
   }
   return trimmed;
+}
+
+export const DEFAULT_PUBLIC_URL = '/';
+
+function parsePublicUrl(text: string | undefined): string {
+  const trimmed = text?.trim() ?? '';
+  if (trimmed === '' || trimmed === DEFAULT_PUBLIC_URL) return DEFAULT_PUBLIC_URL;
+  const url = URL.canParse(trimmed) ? new URL(trimmed) : null;
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search !== '' || url.hash !== '' || trimmed.endsWith('/')) {
+    throw new Error(`must be an http(s) URL without query or trailing slash, like https://api.example.com, or /; got "${trimmed}"`);
+  }
+  return trimmed;
+}
+
+function parseApiContact(text: string | undefined): OpenApiConfig['contact'] {
+  const trimmed = text?.trim() ?? '';
+  if (trimmed === '') return null;
+  if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(trimmed)) return Object.freeze({ email: trimmed });
+  if (URL.canParse(trimmed) && ['http:', 'https:'].includes(new URL(trimmed).protocol)) return Object.freeze({ url: trimmed });
+  throw new Error(`must be an email address or an http(s) URL; got "${trimmed}"`);
 }
 
 function read<T>(name: string, parse: () => T): T {

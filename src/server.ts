@@ -102,6 +102,7 @@ export async function startServer(
       changesRetentionDays: config.changesRetentionDays,
       oauth: config.oauth,
       contactUrlTemplate: config.contactUrlTemplate,
+      openApi: config.openApi,
       ...(options.worker
         ? { metricsSource: { contentType: metrics.registry.contentType, metrics: () => askPrimary<string>({ kind: 'metrics' }) } }
         : {}),

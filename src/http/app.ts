@@ -2,13 +2,21 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Authenticator } from '../auth/authenticator.js';
-import { DEFAULT_CHANGES_RETENTION_DAYS, DEFAULT_PORT, DEFAULT_REQUEST_TIMEOUT_MS, type TrustProxy } from '../config.js';
+import {
+  DEFAULT_CHANGES_RETENTION_DAYS,
+  DEFAULT_PORT,
+  DEFAULT_PUBLIC_URL,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type OpenApiConfig,
+  type TrustProxy,
+} from '../config.js';
 import { contactUrlFor } from '../mcp/contact-url.js';
 import { createAuthorizationServer } from '../oauth/authorization-server.js';
 import { createMcpAuthenticator } from '../oauth/mcp-authenticator.js';
 import { parseOAuthConfig, type OAuthConfig } from '../oauth/oauth-config.js';
 import type { RequestCounter } from '../rate-limit/request-counter.js';
 import type { Store } from '../store/store.js';
+import { bodySizeRefusal, DEFAULT_BODY_LIMIT_BYTES } from './body-size.js';
 import { handleClientError } from './client-error.js';
 import { registerAuthorizedRoutes } from './authorize.js';
 import { allowCrossOrigin } from './cors.js';
@@ -49,6 +57,8 @@ export interface AppDependencies {
   http?: Partial<HttpOptions>;
   /** OAuth for /mcp (OAUTH_*); default: the embedded authorization server at http://localhost:3000. */
   oauth?: OAuthConfig;
+  /** PUBLIC_URL and API_CONTACT, as the OpenAPI document shows them; default `/` and none. */
+  openApi?: OpenApiConfig;
   /** CONTACT_URL_TEMPLATE: the contact links of the MCP search and fetch tools; default `<issuer>/contacts/<id>`. */
   contactUrlTemplate?: string | null;
 }
@@ -79,6 +89,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     trustProxy: toFastifyTrustProxy(http.trustProxy ?? false),
     // handlerTimeout answers a slow request with a JSON 503; requestTimeout bounds a slow client's upload.
     handlerTimeout: requestTimeoutMs,
+    bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     requestTimeout: requestTimeoutMs,
     // Node checks for requests past their timeout every 30 s by default, which would let a slow client
     // (slowloris) hold a connection up to 30 s longer than requestTimeout.
@@ -105,11 +116,21 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     reply.header('cache-control', 'no-store');
     const refusal = hostRefusal(request.raw);
     if (refusal !== null) throw new InputError(refusal);
+    const tooLarge = bodySizeRefusal(request);
+    if (tooLarge !== null) throw tooLarge;
     // Answer unknown paths and methods before any body is read, so a bad body can't turn a 405 into a 400.
     if (request.is404) methodNotAllowed(request, reply);
   });
 
-  await app.register(swagger, openApiOptions(deps.apiKeyPrefix));
+  await app.register(
+    swagger,
+    openApiOptions({
+      apiKeyPrefix: deps.apiKeyPrefix,
+      publicUrl: deps.openApi?.publicUrl ?? DEFAULT_PUBLIC_URL,
+      contact: deps.openApi?.contact ?? null,
+      rateLimited: deps.rateLimit !== undefined && deps.rateLimit.perMinute > 0,
+    }),
+  );
   const rateLimiter = deps.rateLimit ? createRateLimiter({ ...deps.rateLimit, metrics }) : noRateLimiter;
   await registerAuthorizedRoutes(app, { authenticator: deps.authenticator, rateLimiter }, (api) => {
     registerContactRoutes(api, { contacts: deps.store.contacts });

@@ -3,9 +3,11 @@ import type { Duplex } from 'node:stream';
 import { REQUEST_TIMEOUT_MESSAGE } from './errors.js';
 import { API_CONTENT_SECURITY_POLICY } from './security-headers.js';
 
+export const HEADERS_TOO_LARGE_MESSAGE = 'Request line and headers too large: at most 16 KB together';
+
 /** What Node's HTTP parser refuses before any route sees a request, and how each is answered. */
 const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
-  HPE_HEADER_OVERFLOW: { status: 431, message: 'Request line and headers too large: at most 16 KB together' },
+  HPE_HEADER_OVERFLOW: { status: 431, message: HEADERS_TOO_LARGE_MESSAGE },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: REQUEST_TIMEOUT_MESSAGE },
 };
 const MALFORMED = { status: 400, message: 'Malformed HTTP request' };

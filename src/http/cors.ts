@@ -1,8 +1,9 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 
-/** Response headers a browser client may read: rate limits, Retry-After and the request id. */
+/** Response headers a browser client may read: entity tags, rate limits, Retry-After and the request id. */
 export const CORS_EXPOSED_HEADERS = [
+  'ETag',
   'RateLimit',
   'RateLimit-Policy',
   'Retry-After',

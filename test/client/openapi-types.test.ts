@@ -1,5 +1,6 @@
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { describe, expect, it } from 'vitest';
+import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import { buildTestApp } from '../support/app.js';
 import { createTestDatabase } from '../support/backends.js';
 
@@ -16,7 +17,8 @@ const HEADER = `/**
 describe('packages/client/src/openapi-types.ts', () => {
   it('is exactly what openapi-typescript generates from the served OpenAPI document, so the client types cannot drift', async () => {
     const { database, dispose } = await createTestDatabase('sqlite', null);
-    const app = await buildTestApp(database.store);
+    // As deployed by default, with a rate limit: the client meets 429 and the rate-limit headers.
+    const app = await buildTestApp(database.store, { rateLimit: { perMinute: 600, counter: createMemoryCounter({ windowMs: 60_000 }) } });
     try {
       const response = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
       expect(response.statusCode).toBe(200);

@@ -99,7 +99,7 @@ describe.runIf(!skipBrowser())('GET /docs in headless Chromium', () => {
       if (message.type() === 'error') consoleErrors.push(message.text());
     });
     await page.goto(`${origin}/docs`);
-    await page.locator('h2', { hasText: 'List the contacts in your network' }).waitFor({ timeout: 20_000 });
+    await page.locator('h2', { hasText: 'List the contacts in your network' }).first().waitFor({ timeout: 20_000 });
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,22 +1,19 @@
-import { once } from 'node:events';
-import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { rawRequest } from '../support/raw-http.js';
 import { createKey, createUser } from '../support/seed.js';
 
-/** Sends raw request bytes and reads the whole answer (the server closes after a 400). */
 async function raw(port: number, request: string): Promise<{ status: number; headers: string; body: string }> {
-  const socket = connect(port, '127.0.0.1');
-  await once(socket, 'connect');
-  socket.write(request);
-  let text = '';
-  socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
-  await once(socket, 'close');
-  const [head = '', body = ''] = text.split('\r\n\r\n');
-  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), headers: head.toLowerCase(), body };
+  const answer = await rawRequest(port, request);
+  const headers = Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`);
+  return {
+    status: answer.status,
+    headers: [`http/1.1 ${answer.status}`, ...headers].join('\n').toLowerCase(),
+    body: answer.body.toString(),
+  };
 }
 
 describeEachBackend('the Host header (RFC 9112 §3.2)', (db) => {

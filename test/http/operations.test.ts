@@ -129,13 +129,13 @@ describe('HTTP hardening', () => {
       expect((await app.inject({ method: 'OPTIONS', url: '/api/v1/contacts', headers: { origin } })).statusCode).toBe(405);
     });
 
-    it('allows exactly the listed origins, exposing the rate-limit and request-id headers', async () => {
+    it('allows exactly the listed origins, exposing the entity tag, rate-limit and request-id headers', async () => {
       const app = await appWith({ http: { corsOrigins: [origin] } });
       const allowed = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: { ...bearer(key), origin } });
       expect(allowed.statusCode).toBe(200);
       expect(allowed.headers['access-control-allow-origin']).toBe(origin);
       expect(allowed.headers['access-control-expose-headers']).toBe(
-        'RateLimit, RateLimit-Policy, Retry-After, WWW-Authenticate, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id',
+        'ETag, RateLimit, RateLimit-Policy, Retry-After, WWW-Authenticate, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id',
       );
       expect(allowed.headers).not.toHaveProperty('access-control-allow-credentials');
       const refusedKeyButAllowedOrigin = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: { origin } });

@@ -1,13 +1,44 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { createAuthenticator } from '../../src/auth/authenticator.js';
 import { buildApp, type AppDependencies } from '../../src/http/app.js';
 import type { Store } from '../../src/store/store.js';
+import { openApiResponseChecker, type OpenApiDocument } from './openapi-responses.js';
 import { TEST_KEY_PREFIX } from './seed.js';
 
-/** The real app on `store`, without logs or rate limit unless `options` (metrics, rateLimit, http, logger) says so. */
+/**
+ * The real app on `store`, without logs or rate limit unless `options` (metrics, rateLimit, http, logger) says so.
+ * Every answer a test gets through `inject` on a documented path is checked against the OpenAPI document the app
+ * serves: a status, header or body the document does not declare fails the test that produced it.
+ */
 export async function buildTestApp(store: Store, options: Partial<AppDependencies> = {}): Promise<FastifyInstance> {
   const authenticator = createAuthenticator({ keys: store.keys, apiKeyPrefix: TEST_KEY_PREFIX });
-  return buildApp({ store, authenticator, apiKeyPrefix: TEST_KEY_PREFIX, logger: false, ...options });
+  const app = await buildApp({ store, authenticator, apiKeyPrefix: TEST_KEY_PREFIX, logger: false, ...options });
+  return checkedAgainstItsDocument(app);
+}
+
+function checkedAgainstItsDocument(app: FastifyInstance): FastifyInstance {
+  const original = app.inject.bind(app) as (...args: unknown[]) => unknown;
+  const inject = original as (options: InjectOptions | string) => Promise<Awaited<ReturnType<FastifyInstance['inject']>>>;
+  // What GET /api/v1/openapi.json serves, taken without a request, so that no test sees one it did not make.
+  const document = JSON.parse(JSON.stringify(app.swagger())) as OpenApiDocument;
+  const check = openApiResponseChecker(document);
+  const checked = async (options: InjectOptions | string) => {
+    const response = await inject(options);
+    const { method = 'GET', url = '/' } = typeof options === 'string' ? { url: options } : options;
+    const target = typeof url === 'string' ? url : String(url.pathname ?? '/');
+    if (target.split('?', 1)[0]! in document.paths) {
+      const exchange = { method, url: target, status: response.statusCode, headers: response.headers, body: response.rawPayload };
+      const problems = check(exchange);
+      if (problems.length > 0) throw new Error(`The answer disagrees with the served OpenAPI document:\n${problems.join('\n')}`);
+    }
+    return response;
+  };
+  // Only `inject(options)` is checked; the chainable and callback forms are passed through as they are.
+  app.inject = ((...args: unknown[]) =>
+    args.length === 1 && args[0] !== undefined
+      ? checked(args[0] as InjectOptions | string)
+      : original(...args)) as FastifyInstance['inject'];
+  return app;
 }
 
 export function bearer(key: string): { authorization: string } {

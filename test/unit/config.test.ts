@@ -41,6 +41,7 @@ describe('loadConfig defaults', () => {
         clientMetadataAllowPrivate: false,
       },
       contactUrlTemplate: null,
+      openApi: { publicUrl: '/', contact: null },
     });
   });
 
@@ -297,5 +298,21 @@ describe('loadConfig OAuth and links', () => {
     expect(() => loadConfig({ CONTACT_URL_TEMPLATE: 'https://app.example.com/contacts' })).toThrow(
       /^CONTACT_URL_TEMPLATE must be an http\(s\) URL containing \{id\}/,
     );
+  });
+
+  it('reads PUBLIC_URL, the OpenAPI servers entry: / by default, else an http(s) URL without query or trailing slash', () => {
+    expect(loadConfig({}).openApi.publicUrl).toBe('/');
+    expect(loadConfig({ PUBLIC_URL: ' https://api.acme.dev ' }).openApi.publicUrl).toBe('https://api.acme.dev');
+    expect(loadConfig({ PUBLIC_URL: 'https://acme.dev/contacts-api' }).openApi.publicUrl).toBe('https://acme.dev/contacts-api');
+    for (const bad of ['https://api.acme.dev/', 'ftp://acme.dev', 'api.acme.dev', 'https://acme.dev?x=1', 'https://acme.dev#top']) {
+      expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(/^PUBLIC_URL must be an http\(s\) URL without query or trailing slash/);
+    }
+  });
+
+  it('reads API_CONTACT, an email address or an http(s) URL', () => {
+    expect(loadConfig({}).openApi.contact).toBeNull();
+    expect(loadConfig({ API_CONTACT: 'api@acme.dev' }).openApi.contact).toEqual({ email: 'api@acme.dev' });
+    expect(loadConfig({ API_CONTACT: 'https://acme.dev/support' }).openApi.contact).toEqual({ url: 'https://acme.dev/support' });
+    expect(() => loadConfig({ API_CONTACT: 'call us' })).toThrow(/^API_CONTACT must be an email address or an http\(s\) URL/);
   });
 });

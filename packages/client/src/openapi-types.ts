@@ -26,7 +26,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the contacts in your network (HEAD: headers only)
+         * @description The same answer as `GET` without its body: the status and headers, such as `ETag`.
+         */
+        head: operations["listContacts-head"];
         patch?: never;
         trace?: never;
     };
@@ -49,7 +53,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * What changed in your network since a token (extension) (HEAD: headers only)
+         * @description The same answer as `GET` without its body: the status and headers, such as `ETag`.
+         */
+        head: operations["listContactChanges-head"];
         patch?: never;
         trace?: never;
     };
@@ -91,24 +99,24 @@ export interface operations {
             /** @description A page of contacts. */
             200: {
                 headers: {
-                    /** @description Always `no-store`: contact data is private. */
-                    "Cache-Control"?: string;
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
                     /** @description A strong entity tag of this representation: send it back in `If-None-Match` to get 304 while it is current. */
-                    ETag?: string;
-                    /** @description `br` or `gzip` when `Accept-Encoding` allows one and the page is 1 KB or more; absent when the page is sent as it is. */
+                    ETag: string;
+                    /** @description `br` or `gzip` when `Accept-Encoding` allows one and the body is 1 KB or more; absent when the body is sent as it is. */
                     "Content-Encoding"?: "br" | "gzip";
                     /** @description Always `Accept-Encoding`. */
-                    Vary?: string;
+                    Vary: "Accept-Encoding";
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
                     RateLimit?: string;
                     /** @description Legacy form: requests allowed per window. */
-                    "X-RateLimit-Limit"?: string;
-                    /** @description Legacy form: requests left in this window. */
-                    "X-RateLimit-Remaining"?: string;
-                    /** @description Legacy form: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: string;
+                    "X-RateLimit-Limit": number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -174,108 +182,367 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the page (same contacts, same limit and offset) has not changed since the `ETag` sent in `If-None-Match`. No body. It counts against the rate limit like any other request. */
+            /** @description Not Modified: the page (same contacts, same limit and offset) has not changed since the `ETag` sent in `If-None-Match`. It counts against the rate limit like any other request. No body. */
             304: {
                 headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
                     /** @description A strong entity tag of this representation: send it back in `If-None-Match` to get 304 while it is current. */
-                    ETag?: string;
+                    ETag: string;
+                    /** @description Always `Accept-Encoding`. */
+                    Vary: "Accept-Encoding";
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
                     RateLimit?: string;
                     /** @description Legacy form: requests allowed per window. */
-                    "X-RateLimit-Limit"?: string;
-                    /** @description Legacy form: requests left in this window. */
-                    "X-RateLimit-Remaining"?: string;
-                    /** @description Legacy form: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: string;
+                    "X-RateLimit-Limit": number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description `limit` or `offset` is not a base-10 integer within bounds or is repeated, or an unknown query parameter was sent. */
+            /** @description `limit` or `offset` is not a base-10 integer within bounds or is repeated, or an unknown query parameter was sent. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
             400: {
                 headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
                     RateLimit?: string;
                     /** @description Legacy form: requests allowed per window. */
-                    "X-RateLimit-Limit"?: string;
-                    /** @description Legacy form: requests left in this window. */
-                    "X-RateLimit-Remaining"?: string;
-                    /** @description Legacy form: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: string;
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description What went wrong, in words safe to show. */
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or expired key: always `Invalid or inactive API key`. */
             401: {
                 headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
                     /** @description Always `Bearer realm="contacts-api"`. */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": "Bearer realm=\"contacts-api\"";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description What went wrong, in words safe to show. */
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The key lacks `contacts:read` (`API key lacks contacts:read`), or its user is not on the Pro plan (`API access requires a Pro plan`). */
             403: {
                 headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description What went wrong, in words safe to show. */
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No operation at this path: `No such endpoint: <METHOD> <path>`. */
+            404: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path does not serve this method: `Method <METHOD> is not allowed on <path>; allowed: <methods>`. */
+            405: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods the path serves, like `GET, HEAD`. */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            408: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request declares a body larger than the operation takes (1 MiB for a `GET`); it is not read, and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The key made more requests this minute than its rate limit allows: `Rate limit exceeded`. Retry after `Retry-After` seconds. Requests refused with 401 or 403 do not count. */
             429: {
                 headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
                     /** @description Seconds to wait before the key’s window resets. */
-                    "Retry-After"?: string;
+                    "Retry-After": number;
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
                     RateLimit?: string;
                     /** @description Legacy form: requests allowed per window. */
-                    "X-RateLimit-Limit"?: string;
-                    /** @description Legacy form: requests left in this window. */
-                    "X-RateLimit-Remaining"?: string;
-                    /** @description Legacy form: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: string;
+                    "X-RateLimit-Limit": number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description What went wrong, in words safe to show. */
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request line and headers too large: at most 16 KB together`. The connection is closed. */
+            431: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Server error; temporary. The body never carries internals. */
             500: {
                 headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description What went wrong, in words safe to show. */
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
+            };
+            /** @description Temporarily unavailable: the database is down or did not answer in time, or the answer took longer than the request timeout (`Request timed out`). Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "listContacts-head": {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Base-10 digits only; given at most once. */
+                limit?: number;
+                /** @description Number of contacts to skip. Base-10 digits only; given at most once. Past the end gives an empty page. */
+                offset?: number;
+            };
+            header?: {
+                /** @description Entity tags from earlier answers, or `*`: the answer is 304 Not Modified, without a body, while one is current. */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of contacts. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description A strong entity tag of this representation: send it back in `If-None-Match` to get 304 while it is current. */
+                    ETag: string;
+                    /** @description `br` or `gzip` when `Accept-Encoding` allows one and the body is 1 KB or more; absent when the body is sent as it is. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Always `Accept-Encoding`. */
+                    Vary: "Accept-Encoding";
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the page (same contacts, same limit and offset) has not changed since the `ETag` sent in `If-None-Match`. It counts against the rate limit like any other request. No body. */
+            304: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description A strong entity tag of this representation: send it back in `If-None-Match` to get 304 while it is current. */
+                    ETag: string;
+                    /** @description Always `Accept-Encoding`. */
+                    Vary: "Accept-Encoding";
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `limit` or `offset` is not a base-10 integer within bounds or is repeated, or an unknown query parameter was sent. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
+            400: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, revoked or expired key: always `Invalid or inactive API key`. */
+            401: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Always `Bearer realm="contacts-api"`. */
+                    "WWW-Authenticate": "Bearer realm=\"contacts-api\"";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The key lacks `contacts:read` (`API key lacks contacts:read`), or its user is not on the Pro plan (`API access requires a Pro plan`). */
+            403: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No operation at this path: `No such endpoint: <METHOD> <path>`. */
+            404: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The path does not serve this method: `Method <METHOD> is not allowed on <path>; allowed: <methods>`. */
+            405: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods the path serves, like `GET, HEAD`. */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            408: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request declares a body larger than the operation takes (1 MiB for a `GET`); it is not read, and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The key made more requests this minute than its rate limit allows: `Rate limit exceeded`. Retry after `Retry-After` seconds. Requests refused with 401 or 403 do not count. */
+            429: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds to wait before the key’s window resets. */
+                    "Retry-After": number;
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Request line and headers too large: at most 16 KB together`. The connection is closed. */
+            431: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server error; temporary. The body never carries internals. */
+            500: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Temporarily unavailable: the database is down or did not answer in time, or the answer took longer than the request timeout (`Request timed out`). Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -299,24 +566,24 @@ export interface operations {
             /** @description Changes after `since`. An answer with no change carries an `ETag`. */
             200: {
                 headers: {
-                    /** @description Always `no-store`: contact data is private. */
-                    "Cache-Control"?: string;
-                    /** @description `br` or `gzip` when `Accept-Encoding` allows one and the page is 1 KB or more; absent when the page is sent as it is. */
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description `br` or `gzip` when `Accept-Encoding` allows one and the body is 1 KB or more; absent when the body is sent as it is. */
                     "Content-Encoding"?: "br" | "gzip";
                     /** @description Always `Accept-Encoding`. */
-                    Vary?: string;
-                    /** @description Sent when nothing changed after `since`. */
+                    Vary: "Accept-Encoding";
+                    /** @description Sent when nothing changed after `since`: send it back in `If-None-Match` to get 304 while that holds. */
                     ETag?: string;
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
                     RateLimit?: string;
                     /** @description Legacy form: requests allowed per window. */
-                    "X-RateLimit-Limit"?: string;
-                    /** @description Legacy form: requests left in this window. */
-                    "X-RateLimit-Remaining"?: string;
-                    /** @description Legacy form: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: string;
+                    "X-RateLimit-Limit": number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -419,130 +686,407 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: still nothing new after `since` (the `ETag` of an empty answer was sent in `If-None-Match`); keep the token. No body. It counts against the rate limit like any other request. */
+            /** @description Not Modified: still nothing new after `since` (the `ETag` of an empty answer was sent in `If-None-Match`); keep the token. It counts against the rate limit like any other request. No body. */
             304: {
                 headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
                     /** @description A strong entity tag of this representation: send it back in `If-None-Match` to get 304 while it is current. */
-                    ETag?: string;
+                    ETag: string;
+                    /** @description Always `Accept-Encoding`. */
+                    Vary: "Accept-Encoding";
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
                     RateLimit?: string;
                     /** @description Legacy form: requests allowed per window. */
-                    "X-RateLimit-Limit"?: string;
-                    /** @description Legacy form: requests left in this window. */
-                    "X-RateLimit-Remaining"?: string;
-                    /** @description Legacy form: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: string;
+                    "X-RateLimit-Limit": number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description `since` is malformed or another user’s token, `limit` is out of bounds, or an unknown parameter was sent. */
+            /** @description `since` is malformed or another user’s token, `limit` is out of bounds, or an unknown parameter was sent. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
             400: {
                 headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
                     RateLimit?: string;
                     /** @description Legacy form: requests allowed per window. */
-                    "X-RateLimit-Limit"?: string;
-                    /** @description Legacy form: requests left in this window. */
-                    "X-RateLimit-Remaining"?: string;
-                    /** @description Legacy form: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: string;
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description What went wrong, in words safe to show. */
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or expired key: always `Invalid or inactive API key`. */
             401: {
                 headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
                     /** @description Always `Bearer realm="contacts-api"`. */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": "Bearer realm=\"contacts-api\"";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description What went wrong, in words safe to show. */
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The key lacks `contacts:read` (`API key lacks contacts:read`), or its user is not on the Pro plan (`API access requires a Pro plan`). */
             403: {
                 headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description What went wrong, in words safe to show. */
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No operation at this path: `No such endpoint: <METHOD> <path>`. */
+            404: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path does not serve this method: `Method <METHOD> is not allowed on <path>; allowed: <methods>`. */
+            405: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods the path serves, like `GET, HEAD`. */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            408: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The token is older than the retention (or unknown): `Sync token expired; list the contacts again`. */
             410: {
                 headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
                     RateLimit?: string;
                     /** @description Legacy form: requests allowed per window. */
-                    "X-RateLimit-Limit"?: string;
-                    /** @description Legacy form: requests left in this window. */
-                    "X-RateLimit-Remaining"?: string;
-                    /** @description Legacy form: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: string;
+                    "X-RateLimit-Limit": number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description What went wrong, in words safe to show. */
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request declares a body larger than the operation takes (1 MiB for a `GET`); it is not read, and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The key made more requests this minute than its rate limit allows: `Rate limit exceeded`. Retry after `Retry-After` seconds. Requests refused with 401 or 403 do not count. */
             429: {
                 headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
                     /** @description Seconds to wait before the key’s window resets. */
-                    "Retry-After"?: string;
+                    "Retry-After": number;
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent when the count is momentarily unknown. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
                     RateLimit?: string;
                     /** @description Legacy form: requests allowed per window. */
-                    "X-RateLimit-Limit"?: string;
-                    /** @description Legacy form: requests left in this window. */
-                    "X-RateLimit-Remaining"?: string;
-                    /** @description Legacy form: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: string;
+                    "X-RateLimit-Limit": number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description What went wrong, in words safe to show. */
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request line and headers too large: at most 16 KB together`. The connection is closed. */
+            431: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Server error; temporary. The body never carries internals. */
             500: {
                 headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description What went wrong, in words safe to show. */
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
+            };
+            /** @description Temporarily unavailable: the database is down or did not answer in time, or the answer took longer than the request timeout (`Request timed out`). Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "listContactChanges-head": {
+        parameters: {
+            query?: {
+                /** @description A `next_since` this API returned. Without it, the answer is the current position and no changes. */
+                since?: string;
+                /** @description Most changes to return, 1 to 1000. */
+                limit?: number;
+            };
+            header?: {
+                /** @description Entity tags from earlier answers, or `*`: the answer is 304 Not Modified, without a body, while one is current. */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Changes after `since`. An answer with no change carries an `ETag`. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description `br` or `gzip` when `Accept-Encoding` allows one and the body is 1 KB or more; absent when the body is sent as it is. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description Always `Accept-Encoding`. */
+                    Vary: "Accept-Encoding";
+                    /** @description Sent when nothing changed after `since`: send it back in `If-None-Match` to get 304 while that holds. */
+                    ETag?: string;
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: still nothing new after `since` (the `ETag` of an empty answer was sent in `If-None-Match`); keep the token. It counts against the rate limit like any other request. No body. */
+            304: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description A strong entity tag of this representation: send it back in `If-None-Match` to get 304 while it is current. */
+                    ETag: string;
+                    /** @description Always `Accept-Encoding`. */
+                    Vary: "Accept-Encoding";
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `since` is malformed or another user’s token, `limit` is out of bounds, or an unknown parameter was sent. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
+            400: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, revoked or expired key: always `Invalid or inactive API key`. */
+            401: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Always `Bearer realm="contacts-api"`. */
+                    "WWW-Authenticate": "Bearer realm=\"contacts-api\"";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The key lacks `contacts:read` (`API key lacks contacts:read`), or its user is not on the Pro plan (`API access requires a Pro plan`). */
+            403: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No operation at this path: `No such endpoint: <METHOD> <path>`. */
+            404: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The path does not serve this method: `Method <METHOD> is not allowed on <path>; allowed: <methods>`. */
+            405: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods the path serves, like `GET, HEAD`. */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            408: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The token is older than the retention (or unknown): `Sync token expired; list the contacts again`. */
+            410: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request declares a body larger than the operation takes (1 MiB for a `GET`); it is not read, and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The key made more requests this minute than its rate limit allows: `Rate limit exceeded`. Retry after `Retry-After` seconds. Requests refused with 401 or 403 do not count. */
+            429: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds to wait before the key’s window resets. */
+                    "Retry-After": number;
+                    /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
+                    RateLimit?: string;
+                    /** @description Legacy form: requests allowed per window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Request line and headers too large: at most 16 KB together`. The connection is closed. */
+            431: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server error; temporary. The body never carries internals. */
+            500: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Temporarily unavailable: the database is down or did not answer in time, or the answer took longer than the request timeout (`Request timed out`). Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

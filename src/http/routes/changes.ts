@@ -12,13 +12,14 @@ import {
 import type { ChangeRecord, ContactStore } from '../../store/store.js';
 import { principalOf } from '../authorize.js';
 import { ifNoneMatchOf, notModified } from '../conditional.js';
-import { COMPRESSION_HEADERS, ETAG_HEADER, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
+import { COMPRESSION_HEADERS, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
 import { acceptedCodings, encodeOnce } from '../page-compression.js';
 import { sendJson } from '../send-json.js';
 import { ChangesResponseSchema, ListChangesQuerySchema } from '../schemas/changes.js';
-import { errorResponse } from '../schemas/common.js';
-import { AUTHORIZED_ERROR_RESPONSES, NO_STORE_HEADER } from '../schemas/authorized-responses.js';
-import { RATE_LIMIT_HEADERS } from '../schemas/rate-limit-headers.js';
+import { errorResponse, NO_STORE_HEADER } from '../schemas/common.js';
+import { AUTHORIZED_ERROR_RESPONSES } from '../schemas/authorized-responses.js';
+import { MALFORMED_REQUEST } from '../schemas/every-operation-responses.js';
+import { RATE_LIMIT_HEADERS, SOMETIMES_RATE_LIMIT_HEADERS } from '../schemas/rate-limit-headers.js';
 import { CONTACTS_PATH } from './contacts.js';
 
 export const CHANGES_PATH = `${CONTACTS_PATH}/changes`;
@@ -37,23 +38,30 @@ const listChangesSchema = {
   querystring: ListChangesQuerySchema,
   headers: IF_NONE_MATCH_REQUEST_HEADER,
   response: {
+    ...AUTHORIZED_ERROR_RESPONSES,
     200: {
       ...ChangesResponseSchema,
       description: 'Changes after `since`. An answer with no change carries an `ETag`.',
       headers: {
         'Cache-Control': NO_STORE_HEADER,
         ...COMPRESSION_HEADERS,
-        ETag: { ...ETAG_HEADER.ETag, description: 'Sent when nothing changed after `since`.' },
+        ETag: {
+          description: 'Sent when nothing changed after `since`: send it back in `If-None-Match` to get 304 while that holds.',
+          type: 'string',
+        },
         ...RATE_LIMIT_HEADERS,
       },
     },
-    304: notModifiedResponse('still nothing new after `since` (the `ETag` of an empty answer was sent in `If-None-Match`); keep the token'),
-    400: errorResponse(
-      '`since` is malformed or another user’s token, `limit` is out of bounds, or an unknown parameter was sent.',
+    304: notModifiedResponse(
+      'still nothing new after `since` (the `ETag` of an empty answer was sent in `If-None-Match`); keep the token. It counts against the rate limit like any other request',
+      NO_STORE_HEADER,
       RATE_LIMIT_HEADERS,
     ),
+    400: errorResponse(
+      `\`since\` is malformed or another user’s token, \`limit\` is out of bounds, or an unknown parameter was sent. ${MALFORMED_REQUEST}`,
+      SOMETIMES_RATE_LIMIT_HEADERS,
+    ),
     410: errorResponse(`The token is older than the retention (or unknown): \`${SYNC_TOKEN_EXPIRED_MESSAGE}\`.`, RATE_LIMIT_HEADERS),
-    ...AUTHORIZED_ERROR_RESPONSES,
   },
 } as const;
 
@@ -91,6 +99,7 @@ export function registerChangeRoutes(app: FastifyInstance, deps: { contacts: Con
       const since = request.query.since === undefined ? null : decodeSyncToken(request.query.since);
       const ownerId = principalOf(request).ownerId;
       const issuedAt = Date.now();
+      reply.header('vary', 'Accept-Encoding');
       const token = (position: ChangePosition) => encodeSyncToken({ ...position, ownerId, issuedAt });
       if (since === null) {
         const log = await deps.contacts.changeLog(ownerId);
@@ -118,7 +127,6 @@ export function registerChangeRoutes(app: FastifyInstance, deps: { contacts: Con
       const next = hasMore && last ? { seq: last.seq, after: last.contactId } : { seq: read.log.currentSeq, after: null };
       const json = `{"data":[${records.map(changeJson).join(',')}],"next_since":${JSON.stringify(token(next))},"has_more":${hasMore}}`;
       const encoded = await encodeOnce(json, acceptedCodings(request.headers['accept-encoding']));
-      reply.header('vary', 'Accept-Encoding');
       if (encoded === null) return sendJson(reply, json);
       return sendJson(reply.header('content-encoding', encoded.coding), encoded.body);
     },

@@ -2,11 +2,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parsePageRequest, type PageRequest } from '../../domain/pagination.js';
 import type { ContactStore } from '../../store/store.js';
-import { errorResponse } from '../schemas/common.js';
+import { errorResponse, NO_STORE_HEADER } from '../schemas/common.js';
+import { MALFORMED_REQUEST } from '../schemas/every-operation-responses.js';
 import { COMPRESSION_HEADERS, ETAG_HEADER, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
 import { ContactListResponseSchema, ListContactsQuerySchema } from '../schemas/contact-list.js';
-import { AUTHORIZED_ERROR_RESPONSES, NO_STORE_HEADER } from '../schemas/authorized-responses.js';
-import { RATE_LIMIT_HEADERS } from '../schemas/rate-limit-headers.js';
+import { AUTHORIZED_ERROR_RESPONSES } from '../schemas/authorized-responses.js';
+import { RATE_LIMIT_HEADERS, SOMETIMES_RATE_LIMIT_HEADERS } from '../schemas/rate-limit-headers.js';
 import { principalOf } from '../authorize.js';
 import { codedEtag, ifNoneMatchOf, notModifiedInAnyCoding } from '../conditional.js';
 import { acceptedCodings, CompressedPages, type ContentCoding } from '../page-compression.js';
@@ -39,17 +40,21 @@ const listContactsSchema = {
   querystring: ListContactsQuerySchema,
   headers: IF_NONE_MATCH_REQUEST_HEADER,
   response: {
+    ...AUTHORIZED_ERROR_RESPONSES,
     200: {
       ...ContactListResponseSchema,
       description: 'A page of contacts.',
       headers: { 'Cache-Control': NO_STORE_HEADER, ...ETAG_HEADER, ...COMPRESSION_HEADERS, ...RATE_LIMIT_HEADERS },
     },
-    304: notModifiedResponse('the page (same contacts, same limit and offset) has not changed since the `ETag` sent in `If-None-Match`'),
-    400: errorResponse(
-      '`limit` or `offset` is not a base-10 integer within bounds or is repeated, or an unknown query parameter was sent.',
+    304: notModifiedResponse(
+      'the page (same contacts, same limit and offset) has not changed since the `ETag` sent in `If-None-Match`. It counts against the rate limit like any other request',
+      NO_STORE_HEADER,
       RATE_LIMIT_HEADERS,
     ),
-    ...AUTHORIZED_ERROR_RESPONSES,
+    400: errorResponse(
+      `\`limit\` or \`offset\` is not a base-10 integer within bounds or is repeated, or an unknown query parameter was sent. ${MALFORMED_REQUEST}`,
+      SOMETIMES_RATE_LIMIT_HEADERS,
+    ),
   },
 } as const;
 

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import type { Store } from '../../store/store.js';
 import { PublicError } from '../../domain/errors.js';
-import { errorResponse } from '../schemas/common.js';
+import { errorResponse, NO_STORE_HEADER } from '../schemas/common.js';
+import { EVERY_OPERATION_RESPONSES } from '../schemas/every-operation-responses.js';
 
 export const HEALTH_PATH = '/healthz';
 export const READINESS_PATH = '/readyz';
@@ -23,8 +24,12 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { store: Pick<S
       schema: {
         operationId: 'getHealth',
         summary: 'Liveness: the process is up',
+        description: 'Answers without touching the database, for an orchestrator’s liveness probe. No key, no rate limit.',
         tags: ['meta'],
-        response: { 200: { ...StatusSchema, description: 'The process answers.' } },
+        response: {
+          ...EVERY_OPERATION_RESPONSES,
+          200: { ...StatusSchema, description: 'The process answers.', headers: { 'Cache-Control': NO_STORE_HEADER } },
+        },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -36,9 +41,11 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { store: Pick<S
       schema: {
         operationId: 'getReadiness',
         summary: 'Readiness: the process and its database are up',
+        description: `Asks the database, for a load balancer’s readiness probe; answers within ${READINESS_TIMEOUT_MS} ms even when the database hangs. No key, no rate limit.`,
         tags: ['meta'],
         response: {
-          200: { ...StatusSchema, description: 'The database answers.' },
+          ...EVERY_OPERATION_RESPONSES,
+          200: { ...StatusSchema, description: 'The database answers.', headers: { 'Cache-Control': NO_STORE_HEADER } },
           503: errorResponse(`The database did not answer within ${READINESS_TIMEOUT_MS} ms: \`${DATABASE_UNAVAILABLE_MESSAGE}\`.`),
         },
       },

@@ -7,7 +7,25 @@ export const ErrorSchema = Type.Object(
 
 export type ErrorBody = Static<typeof ErrorSchema>;
 
-/** A documented error response for the OpenAPI document; the body is always ErrorSchema. */
-export function errorResponse(description: string, headers?: Record<string, { description: string; type: string }>) {
-  return { ...ErrorSchema, description, ...(headers ? { headers } : {}) };
+/**
+ * A response header as a route schema declares it. `required` says the header is always sent; the OpenAPI document
+ * moves it from the schema to the header (src/http/openapi-document.ts).
+ */
+export interface ResponseHeader {
+  description: string;
+  type: 'string' | 'integer';
+  enum?: readonly string[];
+  required?: true;
+}
+
+export const NO_STORE_HEADER: ResponseHeader = {
+  description: 'Always `no-store`: contact data is private, and no answer of this API may be kept by a cache.',
+  type: 'string',
+  enum: ['no-store'],
+  required: true,
+};
+
+/** A documented error response for the OpenAPI document; the body is always ErrorSchema, never cached. */
+export function errorResponse(description: string, headers: Record<string, ResponseHeader> = {}) {
+  return { ...ErrorSchema, description, headers: { 'Cache-Control': NO_STORE_HEADER, ...headers } };
 }

@@ -1,20 +1,21 @@
 import Type from 'typebox';
-import { RATE_LIMIT_HEADERS } from './rate-limit-headers.js';
+import type { ResponseHeader } from './common.js';
 
-export const ETAG_HEADER = {
+export const ETAG_HEADER: Record<string, ResponseHeader> = {
   ETag: {
     description: 'A strong entity tag of this representation: send it back in `If-None-Match` to get 304 while it is current.',
     type: 'string',
+    required: true,
   },
 };
 
-export const COMPRESSION_HEADERS = {
+export const COMPRESSION_HEADERS: Record<string, ResponseHeader> = {
   'Content-Encoding': {
-    description: '`br` or `gzip` when `Accept-Encoding` allows one and the page is 1 KB or more; absent when the page is sent as it is.',
+    description: '`br` or `gzip` when `Accept-Encoding` allows one and the body is 1 KB or more; absent when the body is sent as it is.',
     type: 'string',
     enum: ['br', 'gzip'],
   },
-  Vary: { description: 'Always `Accept-Encoding`.', type: 'string' },
+  Vary: { description: 'Always `Accept-Encoding`.', type: 'string', enum: ['Accept-Encoding'], required: true },
 };
 
 export const IF_NONE_MATCH_REQUEST_HEADER = Type.Object({
@@ -25,11 +26,11 @@ export const IF_NONE_MATCH_REQUEST_HEADER = Type.Object({
   ),
 });
 
-/** 304 Not Modified: no body; it counts against the rate limit like any request that passed the key check. */
-export function notModifiedResponse(condition: string) {
+/** 304 Not Modified: no body; the representation's tag, its caching rule, and `headers` (the rate limit's, where it counts). */
+export function notModifiedResponse(condition: string, cacheControl: ResponseHeader, headers: Record<string, ResponseHeader> = {}) {
   return {
-    description: `Not Modified: ${condition}. No body. It counts against the rate limit like any other request.`,
-    headers: { ...ETAG_HEADER, ...RATE_LIMIT_HEADERS },
+    description: `Not Modified: ${condition}. No body.`,
+    headers: { 'Cache-Control': cacheControl, ...ETAG_HEADER, Vary: COMPRESSION_HEADERS.Vary!, ...headers },
     type: 'null',
   };
 }
