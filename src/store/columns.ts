@@ -22,7 +22,7 @@ const STORAGE: Record<ContactFieldKind, { kind: ColumnKind; postgresType: string
   id: { kind: 'text', postgresType: 'uuid' },
   text: { kind: 'text', postgresType: 'text' },
   tags: { kind: 'json', postgresType: 'text[]' },
-  object: { kind: 'json', postgresType: 'jsonb' },
+  object: { kind: 'json', postgresType: 'json' },
   timestamp: { kind: 'timestamp', postgresType: 'timestamptz' },
 };
 

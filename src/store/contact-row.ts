@@ -16,12 +16,23 @@ export function contactFromRow(row: ContactRow): Contact {
   return result;
 }
 
+/** A field of a contact's JSON as SQL: its name, and the expression of its value. */
+export type JsonPair = readonly [name: ContactColumn, value: string];
+
+/** `'name', value, …`: the argument list of json_object and json_build_object. */
+export function namesAndValues(pairs: readonly JsonPair[]): string {
+  return pairs.map(([name, value]) => `'${name}', ${value}`).join(', ');
+}
+
 /**
  * One SQL expression giving a contact's JSON object with the API's field order, for a dialect's
  * `objectOf(pairs)` (e.g. json_object) and `valueOf(column)`; optional fields appear only when set.
  */
-export function contactJsonExpression(objectOf: (pairs: string[]) => string, valueOf: (column: ContactColumn) => string): string {
-  const pair = (column: ContactColumn) => `'${column}', ${valueOf(column)}`;
+export function contactJsonExpression(
+  objectOf: (pairs: readonly JsonPair[]) => string,
+  valueOf: (column: ContactColumn) => string,
+): string {
+  const pair = (column: ContactColumn): JsonPair => [column, valueOf(column)];
   const base = CONTACT_COLUMNS.filter((column) => !OPTIONAL_COLUMNS.includes(column)).map(pair);
   const [data, at] = OPTIONAL_COLUMNS as [ContactColumn, ContactColumn];
   return `CASE

@@ -30,13 +30,19 @@ const INSERT_SQL = `INSERT INTO contacts (id, owner_id, ${CONTACT_VALUE_COLUMNS.
 function updateSql(compared: readonly ContactValueColumn[]): string {
   const rows = unnestRows([...compared, 'updated_at']);
   // Timestamps are compared as the API shows them, to the millisecond: a host product's now() keeps microseconds.
+  // Objects are compared as the text the API shows (json has no equality, and member order shows).
   const stored = (column: ContactValueColumn) =>
-    columnKind(column) === 'timestamp' ? `date_trunc('milliseconds', c.${column})` : `c.${column}`;
+    columnKind(column) === 'timestamp' ? `date_trunc('milliseconds', c.${column})` : comparable(column, `c.${column}`);
+  const sent = (column: ContactValueColumn) => comparable(column, rows.value(column));
   const now = `$${compared.length + 4}::timestamptz`;
   return `UPDATE contacts AS c SET ${compared.map((column) => `${column} = ${rows.value(column)}, `).join('')}
   updated_at = CASE WHEN ${stored('updated_at')} = u.updated_at THEN ${now} ELSE u.updated_at END
   FROM ${rows.source} WHERE c.id = u.id AND c.owner_id = $1::uuid
-  AND (${compared.map(stored).join(', ')}) IS DISTINCT FROM (${compared.map(rows.value).join(', ')})`;
+  AND (${compared.map(stored).join(', ')}) IS DISTINCT FROM (${compared.map(sent).join(', ')})`;
+}
+
+function comparable(column: ContactValueColumn, expression: string): string {
+  return postgresTypeOf(column) === 'json' ? `${expression}::text` : expression;
 }
 
 /** Who holds each id of the batch, whatever the owner. */
@@ -155,9 +161,9 @@ function add(batch: Batch, write: ContactWrite): void {
   batch.ids.add(write.id);
 }
 
-/** One row's value in a column array: JSON text for jsonb, a text[] literal (`{"a","b \\"c\\""}`) for tags. */
+/** One row's value in a column array: JSON text for json, a text[] literal (`{"a","b \\"c\\""}`) for tags. */
 function encodeParameter(column: ContactValueColumn, value: unknown): string | null {
   if (value === undefined || value === null) return null;
   if (column === 'tags') return `{${(value as string[]).map((tag) => `"${tag.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
-  return postgresTypeOf(column) === 'jsonb' ? JSON.stringify(value) : (value as string);
+  return postgresTypeOf(column) === 'json' ? JSON.stringify(value) : (value as string);
 }

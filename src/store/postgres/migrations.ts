@@ -1,6 +1,6 @@
 import { LATIN_ACCENT_CLASS, LATIN_LETTER_CLASS } from '../../domain/search.js';
-import { CONTACT_COLUMNS, columnKind, postgresTypeOf } from '../columns.js';
-import { contactJsonExpression } from '../contact-row.js';
+import { CONTACT_COLUMNS, columnKind, postgresTypeOf, type ContactColumn } from '../columns.js';
+import { contactJsonExpression, namesAndValues } from '../contact-row.js';
 import type { Migration } from '../migrator.js';
 
 /** Characters migration 2's search_words column turned into spaces, as that migration was written (it is frozen). */
@@ -19,8 +19,31 @@ const isoMillis = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YY
 
 /** A contact's JSON as the API shows it, from the function parameters named after its columns (migration 5). */
 const CONTACT_API_JSON = contactJsonExpression(
-  (pairs) => `json_build_object(${pairs.join(', ')})`,
+  (pairs) => `json_build_object(${namesAndValues(pairs)})`,
   (column) => (columnKind(column) === 'timestamp' ? isoMillis(column) : column),
+);
+
+/** The columns holding free-form objects: jsonb until migration 8, json (the text as written) since. */
+const OBJECT_COLUMNS = CONTACT_COLUMNS.filter((column) => postgresTypeOf(column) === 'json');
+const typeBeforeMigration8 = (column: ContactColumn) => (OBJECT_COLUMNS.includes(column) ? 'jsonb' : postgresTypeOf(column));
+/** The parameters of contacts_api_json, named and typed after the columns. */
+const apiJsonParameters = (typeOf: (column: ContactColumn) => string) =>
+  CONTACT_COLUMNS.map((column) => `${column} ${typeOf(column)}`).join(', ');
+
+/** A contact's value as JSON text: strings and arrays through to_json, objects as stored, `null` when NULL. */
+function jsonTextOf(column: ContactColumn): string {
+  if (OBJECT_COLUMNS.includes(column)) return `coalesce(${column}::text, 'null')`;
+  return `coalesce(to_json(${columnKind(column) === 'timestamp' ? isoMillis(column) : column})::text, 'null')`;
+}
+
+/**
+ * A contact's JSON as the API shows it, byte for byte as SQLite's json_object writes it (migration 8): no space
+ * between tokens, strings escaped by to_json as SQLite escapes them, objects as written. json_build_object puts
+ * ` : ` and `, ` between members.
+ */
+const COMPACT_CONTACT_API_JSON = contactJsonExpression(
+  (pairs) => `'{' || ${pairs.map(([name, value], index) => `'${index === 0 ? '' : ','}"${name}":' || ${value}`).join(' || ')} || '}'`,
+  jsonTextOf,
 );
 
 /** A standard SQL string literal (standard_conforming_strings: only quotes are doubled). */
@@ -299,7 +322,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     // this one is: to_char reads only the numeric fields of a UTC timestamp, and json_build_object of text, uuid,
     // text[] and jsonb depends on no setting. Adding the column rewrites the contacts table once, under an exclusive lock.
     sql: `
-      CREATE FUNCTION contacts_api_json(${CONTACT_COLUMNS.map((column) => `${column} ${postgresTypeOf(column)}`).join(', ')})
+      CREATE FUNCTION contacts_api_json(${apiJsonParameters(typeBeforeMigration8)})
       RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
       AS $$
       BEGIN
@@ -428,6 +451,46 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       INSERT INTO oauth_secrets (name, value, created_at)
         SELECT name, replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), now()
         FROM unnest(ARRAY['cookie-key', 'csrf-key', 'signing-seed']) AS name;
+    `,
+  },
+  {
+    version: 8,
+    name: 'contact JSON byte for byte as on SQLite',
+    // Objects become json, which keeps the text a writer sent (JSON.stringify's, as SQLite keeps it) where jsonb
+    // re-orders members and spaces them; api_json is built without json_build_object's spaces. Existing objects are
+    // written compactly, in the member order jsonb kept (their original order is gone). The contacts table is rewritten
+    // twice under an exclusive lock: docs/operations.md gives the time per million contacts.
+    sql: `
+      CREATE FUNCTION pg_temp.compact_json(value jsonb) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+      BEGIN
+        RETURN CASE jsonb_typeof(value)
+          WHEN 'object' THEN '{' || coalesce((SELECT string_agg(to_json(key)::text || ':' || pg_temp.compact_json(item), ',' ORDER BY position)
+            FROM jsonb_each(value) WITH ORDINALITY AS member(key, item, position)), '') || '}'
+          WHEN 'array' THEN '[' || coalesce((SELECT string_agg(pg_temp.compact_json(item), ',' ORDER BY position)
+            FROM jsonb_array_elements(value) WITH ORDINALITY AS element(item, position)), '') || ']'
+          ELSE value::text
+        END;
+      END
+      $$;
+
+      ALTER TABLE contacts DROP COLUMN api_json;
+      DROP FUNCTION contacts_api_json(${apiJsonParameters(typeBeforeMigration8)});
+      ALTER TABLE contacts
+        ${OBJECT_COLUMNS.map(
+          (column) => `DROP CONSTRAINT contacts_${column}_check,
+        ALTER COLUMN ${column} TYPE json USING pg_temp.compact_json(${column})::json,
+        ADD CONSTRAINT contacts_${column}_check CHECK (${column} IS NULL OR json_typeof(${column}) = 'object')`,
+        ).join(',\n        ')};
+
+      CREATE FUNCTION contacts_api_json(${apiJsonParameters(postgresTypeOf)})
+      RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+      AS $$
+      BEGIN
+        RETURN ${COMPACT_CONTACT_API_JSON};
+      END
+      $$;
+      ALTER TABLE contacts ADD COLUMN api_json text
+        GENERATED ALWAYS AS (contacts_api_json(${CONTACT_COLUMNS.join(', ')})) STORED;
     `,
   },
 ];

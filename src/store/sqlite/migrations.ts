@@ -1,5 +1,5 @@
 import { CONTACT_COLUMNS, columnKind } from '../columns.js';
-import { contactJsonExpression } from '../contact-row.js';
+import { contactJsonExpression, namesAndValues } from '../contact-row.js';
 import type { Migration } from '../migrator.js';
 
 /**
@@ -183,7 +183,7 @@ const contactWordsTriggers = (
 
 /** A contact's JSON as the API shows it, from its columns (migration 5). */
 const CONTACT_API_JSON = contactJsonExpression(
-  (pairs) => `json_object(${pairs.join(', ')})`,
+  (pairs) => `json_object(${namesAndValues(pairs)})`,
   (column) => (columnKind(column) === 'json' ? `json(${column})` : column),
 );
 /** The contacts table's stored columns (migration 1). */
