@@ -133,6 +133,39 @@ describeEachBackend('compressed pages of GET /api/v1/contacts', (db) => {
     expect(decoded.data).toEqual(plainFeed.json().data);
   });
 
+  it('compresses MCP tool results over 1 KB as Accept-Encoding allows, and leaves a small answer as it is', async () => {
+    const mcp = (acceptEncoding: string | undefined, body: unknown) =>
+      app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: {
+          ...bearer(key),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          ...(acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding }),
+        },
+        payload: JSON.stringify(body),
+      });
+    const listing = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_contacts', arguments: { limit: 50 } } };
+    const plainResult = await mcp(undefined, listing);
+    expect(plainResult.headers['content-encoding']).toBeUndefined();
+    for (const [coding, decode] of [
+      ['br', brotliDecompressSync],
+      ['gzip', gunzipSync],
+    ] as const) {
+      const compressed = await mcp(coding, listing);
+      expect(compressed.statusCode).toBe(200);
+      expect(compressed.headers['content-encoding']).toBe(coding);
+      expect(compressed.headers.vary).toMatch(/Accept-Encoding/);
+      expect(compressed.rawPayload.length).toBeLessThan(plainResult.rawPayload.length / 3);
+      expect(JSON.parse(decode(compressed.rawPayload).toString())).toEqual(plainResult.json());
+    }
+    const ping = await mcp('gzip, br', { jsonrpc: '2.0', id: 2, method: 'ping' });
+    expect(ping.headers['content-encoding']).toBeUndefined();
+    expect(ping.json()).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+  });
+
   it('answers 304 to the tag of any coding the page was sent in', async () => {
     const gzipped = await list('gzip');
     const again = await list('gzip', '/api/v1/contacts', { 'if-none-match': gzipped.headers.etag as string });

@@ -1,4 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import { constants } from 'node:zlib';
+import compression from 'compression';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { batchRefusal } from '../../mcp/batches.js';
 import { MeteredTransport, type ToolCallAdmission } from '../../mcp/metered-transport.js';
@@ -9,6 +11,7 @@ import { MCP_PATH } from '../../oauth/oauth-config.js';
 import { principalOf } from '../authorize.js';
 import { handOverResponse } from '../hand-over.js';
 import { handleError } from '../errors.js';
+import { FAST_LEVELS, MIN_COMPRESSED_BYTES } from '../page-compression.js';
 import type { RateLimiter } from '../rate-limit.js';
 
 /** A batch of 20 calls takes a few KB; anything near this is not a client talking to these three tools. */
@@ -81,6 +84,7 @@ export function registerMcpRoute(
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       const metered = new MeteredTransport(transport, { maxResponseBytes: MCP_RESPONSE_LIMIT_BYTES, admitToolCall });
       handOverResponse(reply);
+      compressWhenAllowed(request, reply);
       reply.raw.once('close', () => {
         void metered.close();
         void server.close();
@@ -99,6 +103,22 @@ export function registerMcpRoute(
       }
     },
   );
+}
+
+/**
+ * The transport writes the response itself, so the `compression` middleware wraps it: Brotli or gzip at the fast
+ * levels the listing uses for pages read once, as Accept-Encoding allows, from 1 KB; `Vary: Accept-Encoding` always.
+ * A page of tool results is JSON inside JSON and compresses as well as a listing page.
+ */
+const compressResponse = compression({
+  threshold: MIN_COMPRESSED_BYTES,
+  level: FAST_LEVELS.gzip,
+  brotli: { params: { [constants.BROTLI_PARAM_QUALITY]: FAST_LEVELS.br } },
+});
+
+function compressWhenAllowed(request: FastifyRequest, reply: FastifyReply): void {
+  // The middleware's types are Express's; it uses only Node's request and response.
+  compressResponse(request.raw as never, reply.raw as never, () => undefined);
 }
 
 /** Browsers write loopback hosts these ways; a page there is on the user's own machine, as the server may be. */
