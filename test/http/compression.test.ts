@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { acceptedCodings } from '../../src/http/page-compression.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { postMcp } from '../support/mcp-request.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 
 describe('acceptedCodings', () => {
@@ -135,17 +136,9 @@ describeEachBackend('compressed pages of GET /api/v1/contacts', (db) => {
 
   it('compresses MCP tool results over 1 KB as Accept-Encoding allows, and leaves a small answer as it is', async () => {
     const mcp = (acceptEncoding: string | undefined, body: unknown) =>
-      app.inject({
-        method: 'POST',
-        url: '/mcp',
-        headers: {
-          ...bearer(key),
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-11-25',
-          ...(acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding }),
-        },
-        payload: JSON.stringify(body),
+      postMcp(app, key, body, {
+        'mcp-protocol-version': '2025-11-25',
+        ...(acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding }),
       });
     const listing = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_contacts', arguments: { limit: 50 } } };
     const plainResult = await mcp(undefined, listing);

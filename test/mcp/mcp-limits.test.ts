@@ -8,8 +8,9 @@ import { RESPONSE_TOO_LARGE_MESSAGE } from '../../src/mcp/metered-transport.js';
 import { RESULT_BUDGET_BYTES } from '../../src/mcp/result-budget.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import type { Store } from '../../src/store/store.js';
-import { bearer, buildTestApp } from '../support/app.js';
+import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { postMcp } from '../support/mcp-request.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 import { overrideStore } from '../support/store-override.js';
 
@@ -49,17 +50,7 @@ describeEachBackend('MCP limits', (db) => {
   const clock = { now: 1_000_000 };
 
   const post = (app: FastifyInstance, key: string, body: unknown, protocolVersion?: string) =>
-    app.inject({
-      method: 'POST',
-      url: '/mcp',
-      headers: {
-        ...bearer(key),
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...(protocolVersion === undefined ? {} : { 'mcp-protocol-version': protocolVersion }),
-      },
-      payload: JSON.stringify(body),
-    });
+    postMcp(app, key, body, protocolVersion === undefined ? {} : { 'mcp-protocol-version': protocolVersion });
   const newKey = async () => (await createKey(db().store, ownerId)).key;
 
   beforeAll(async () => {
