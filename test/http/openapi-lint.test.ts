@@ -31,7 +31,9 @@ async function servedDocument(name: string, options: Partial<AppDependencies>): 
 /** Runs a linter that exits non-zero on findings, and returns its report either way. */
 async function report(command: string, args: string[]): Promise<string> {
   try {
-    return (await run(join(ROOT, 'node_modules/.bin', command), args, { cwd: ROOT })).stdout;
+    // Redocly would otherwise send telemetry and look for a newer version.
+    const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
+    return (await run(join(ROOT, 'node_modules/.bin', command), args, { cwd: ROOT, env })).stdout;
   } catch (error) {
     return (error as { stdout: string }).stdout;
   }
