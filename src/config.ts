@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { KEY_PREFIX_PATTERN } from './domain/api-key.js';
 import { parseOAuthConfig, type OAuthConfig } from './oauth/oauth-config.js';
 import { parseDatabaseUrl, type DatabaseTarget } from './store/open-store.js';
+import { DEFAULT_POOL } from './store/store.js';
 
 /** Settings read once from the environment at start-up. */
 export interface Config {
@@ -52,6 +53,8 @@ export interface Config {
   readonly changesRetentionDays: number;
   /** DB_STATEMENT_TIMEOUT_MS (default 5000): PostgreSQL statement_timeout, SQLite busy_timeout, for the server. */
   readonly dbStatementTimeoutMs: number;
+  /** DB_POOL_SIZE and DB_QUEUE_LIMIT (defaults 3 and 64): PostgreSQL connections per process, and statements that may wait for one. */
+  readonly dbPool: { readonly size: number; readonly queueLimit: number };
   /** SHUTDOWN_TIMEOUT_MS (default 10000): on SIGTERM/SIGINT, in-flight requests get this long before exit(1). */
   readonly shutdownTimeoutMs: number;
   /** TRUST_PROXY (default false): true, false, or the proxies' addresses and CIDR ranges. */
@@ -150,6 +153,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbStatementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', () =>
       parseInteger(env.DB_STATEMENT_TIMEOUT_MS, DEFAULT_DB_STATEMENT_TIMEOUT_MS, 1, HOUR_MS),
     ),
+    dbPool: Object.freeze({
+      size: read('DB_POOL_SIZE', () => parseInteger(env.DB_POOL_SIZE, DEFAULT_POOL.size, 1, 1000)),
+      queueLimit: read('DB_QUEUE_LIMIT', () => parseInteger(env.DB_QUEUE_LIMIT, DEFAULT_POOL.queueLimit, 0, 100_000)),
+    }),
     shutdownTimeoutMs: read('SHUTDOWN_TIMEOUT_MS', () => parseInteger(env.SHUTDOWN_TIMEOUT_MS, DEFAULT_SHUTDOWN_TIMEOUT_MS, 1, HOUR_MS)),
     trustProxy: read('TRUST_PROXY', () => parseTrustProxy(env.TRUST_PROXY)),
     corsOrigins: read('CORS_ORIGINS', () => parseCorsOrigins(env.CORS_ORIGINS)),

@@ -58,7 +58,11 @@ export async function startServer(
   options: { worker?: boolean } = {},
 ): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
-  const storeOptions = { statementTimeoutMs: config.dbStatementTimeoutMs, listingStateTtlMs: config.listingCacheTtlMs };
+  const storeOptions = {
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    listingStateTtlMs: config.listingCacheTtlMs,
+    pool: config.dbPool,
+  };
   const primary = await openStore(config.database, storeOptions);
   // The replica store connects lazily, so opening it cannot fail and leave the primary open.
   const store = config.databaseRead

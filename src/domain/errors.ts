@@ -38,6 +38,19 @@ export class NotFoundError extends PublicError {
   }
 }
 
+export const DATABASE_BUSY_MESSAGE = 'Too many requests are waiting for the database; retry in a second';
+
+/** The database is saturated: this process already has its whole queue of statements waiting for a connection. */
+export class DatabaseBusyError extends PublicError {
+  override name = 'DatabaseBusyError';
+  constructor(queueLimit: number) {
+    super(503, DATABASE_BUSY_MESSAGE, {
+      headers: { 'retry-after': '1' },
+      internal: `refused: ${queueLimit} statements already waiting for a database connection`,
+    });
+  }
+}
+
 /** What the caller is told of a failure, on any interface (HTTP, MCP, CLI). */
 export interface PublicOutcome {
   status: number;

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { decide, RATE_LIMIT_WINDOW_MS, type RateLimitDecision } from '../domain/rate-limit.js';
 import type { RequestCounter } from '../rate-limit/request-counter.js';
+import { ThrottledWarning } from '../throttled-warning.js';
 import { PublicError } from '../domain/errors.js';
 import { RATE_LIMIT_EXCEEDED_MESSAGE } from '../domain/rate-limit.js';
 import type { Metrics } from './metrics.js';
@@ -53,8 +54,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
   if (limit === 0) return noRateLimiter;
   const windowSeconds = RATE_LIMIT_WINDOW_MS / 1000;
   const policy = `"${POLICY_NAME}";q=${limit};w=${windowSeconds}`;
-  let lastWarningAt = Number.NEGATIVE_INFINITY;
-  let unreported = 0;
+  const failOpenWarning = new ThrottledWarning(FAIL_OPEN_WARNING_INTERVAL_MS, now);
 
   const count: CountRequest = async (keyId, log) => {
     let decision: RateLimitDecision;
@@ -62,16 +62,12 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
       decision = decide(limit, await counter.hit(keyId));
     } catch (error) {
       metrics.rateLimitFailOpen.inc();
-      const at = now();
-      if (at - lastWarningAt >= FAIL_OPEN_WARNING_INTERVAL_MS) {
+      const failuresNotLogged = failOpenWarning.occurred();
+      if (failuresNotLogged !== null) {
         log.warn(
-          { err: error, counter: counter.kind, failuresNotLogged: unreported },
+          { err: error, counter: counter.kind, failuresNotLogged },
           'rate limit counter failed; requests are allowed without a limit until it recovers',
         );
-        lastWarningAt = at;
-        unreported = 0;
-      } else {
-        unreported += 1;
       }
       // The policy still holds; only the count is unknown.
       return { allowed: true, headers: { 'ratelimit-policy': policy, 'x-ratelimit-limit': String(limit) } };

@@ -1,3 +1,4 @@
+import { ThrottledWarning } from '../throttled-warning.js';
 import { isPostgresConnectionError } from './postgres/connection-error.js';
 import type { ContactStore, Store } from './store.js';
 
@@ -91,19 +92,17 @@ export function withReadReplica(primary: Store, replica: Store, options: ReadRep
 class ReplicaHealth {
   private readonly log: ReplicaLog;
   private readonly retryAfterMs: number;
-  private readonly warnIntervalMs: number;
   private readonly now: () => number;
   /** When the replica last failed to answer; null while it answers. */
   private failedAt: number | null = null;
   private probing = false;
-  private lastWarnedAt = Number.NEGATIVE_INFINITY;
-  private unreportedFallbacks = 0;
+  private readonly fallbackWarning: ThrottledWarning;
 
   constructor(options: ReadReplicaOptions) {
     this.log = options.log;
     this.retryAfterMs = options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
-    this.warnIntervalMs = options.warnIntervalMs ?? DEFAULT_WARN_INTERVAL_MS;
     this.now = options.now ?? Date.now;
+    this.fallbackWarning = new ThrottledWarning(options.warnIntervalMs ?? DEFAULT_WARN_INTERVAL_MS, this.now);
   }
 
   /** True when this read should go to the replica; after a failure, only one probe at a time once the pause is over. */
@@ -119,9 +118,7 @@ class ReplicaHealth {
     if (this.failedAt === null) return;
     this.failedAt = null;
     this.probing = false;
-    this.log.info({ fallbacks: this.unreportedFallbacks }, 'read replica is answering again; contact reads go to it');
-    this.unreportedFallbacks = 0;
-    this.lastWarnedAt = Number.NEGATIVE_INFINITY;
+    this.log.info({ fallbacks: this.fallbackWarning.reset() }, 'read replica is answering again; contact reads go to it');
   }
 
   /** A read went to the primary: because the replica just failed with `error`, or (null) because it is paused. */
@@ -130,15 +127,12 @@ class ReplicaHealth {
       this.failedAt = this.now();
       this.probing = false;
     }
-    this.unreportedFallbacks += 1;
-    const at = this.now();
-    if (at - this.lastWarnedAt < this.warnIntervalMs) return;
+    const leftOut = this.fallbackWarning.occurred();
+    if (leftOut === null) return;
     this.log.warn(
-      { fallbacks: this.unreportedFallbacks, ...(error === null ? {} : { reason: reasonOf(error) }) },
+      { fallbacks: leftOut + 1, ...(error === null ? {} : { reason: reasonOf(error) }) },
       'read replica unavailable; contact reads fall back to the primary',
     );
-    this.lastWarnedAt = at;
-    this.unreportedFallbacks = 0;
   }
 }
 

@@ -240,6 +240,9 @@ export interface PoolStats {
 }
 
 /** How the server opens a store; the CLI opens stores without these limits (imports may run long). */
+/** PostgreSQL connections per process, and statements that may wait for one (StoreOptions.pool). */
+export const DEFAULT_POOL = { size: 3, queueLimit: 64 } as const;
+
 export interface StoreOptions {
   /**
    * How long one statement may take: PostgreSQL's statement_timeout (unset: no limit) and SQLite's
@@ -257,4 +260,11 @@ export interface StoreOptions {
    * every page). Contact changes become visible to listings within this bound.
    */
   listingStateTtlMs?: number;
+  /**
+   * PostgreSQL only: connections a process keeps (unset: 3), and how many statements may wait for one before the next
+   * is refused at once with a 503 (unset: 64). On a few cores, few connections answer faster than many: PostgreSQL's
+   * processes then compete with the server's for the CPU. A statement that would wait behind a full queue could not
+   * be answered in time anyway; refusing it says so in a millisecond instead of holding the request.
+   */
+  pool?: { size: number; queueLimit: number };
 }

@@ -30,6 +30,7 @@ describe('loadConfig defaults', () => {
       changesRetentionDays: 30,
       workerHeapMb: 128,
       dbStatementTimeoutMs: 5_000,
+      dbPool: { size: 3, queueLimit: 64 },
       shutdownTimeoutMs: 10_000,
       trustProxy: false,
       corsOrigins: [],
@@ -314,5 +315,12 @@ describe('loadConfig OAuth and links', () => {
     expect(loadConfig({ API_CONTACT: 'api@acme.dev' }).openApi.contact).toEqual({ email: 'api@acme.dev' });
     expect(loadConfig({ API_CONTACT: 'https://acme.dev/support' }).openApi.contact).toEqual({ url: 'https://acme.dev/support' });
     expect(() => loadConfig({ API_CONTACT: 'call us' })).toThrow(/^API_CONTACT must be an email address or an http\(s\) URL/);
+  });
+
+  it('reads DB_POOL_SIZE and DB_QUEUE_LIMIT: PostgreSQL connections per process and statements that may wait for one', () => {
+    expect(loadConfig({}).dbPool).toEqual({ size: 3, queueLimit: 64 });
+    expect(loadConfig({ DB_POOL_SIZE: '8', DB_QUEUE_LIMIT: '0' }).dbPool).toEqual({ size: 8, queueLimit: 0 });
+    expect(() => loadConfig({ DB_POOL_SIZE: '0' })).toThrow(/^DB_POOL_SIZE /);
+    expect(() => loadConfig({ DB_QUEUE_LIMIT: 'many' })).toThrow(/^DB_QUEUE_LIMIT /);
   });
 });

@@ -1,5 +1,6 @@
 import { REQUEST_TIMEOUT_MESSAGE } from '../errors.js';
 import { HEADERS_TOO_LARGE_MESSAGE } from '../client-error.js';
+import { DATABASE_BUSY_MESSAGE } from '../../domain/errors.js';
 import { errorResponse } from './common.js';
 
 /** Said of every 400: what the HTTP layer refuses before a route reads the request. */
@@ -22,6 +23,7 @@ export const EVERY_OPERATION_RESPONSES = {
   431: errorResponse(`\`${HEADERS_TOO_LARGE_MESSAGE}\`. The connection is closed.`),
   500: errorResponse('Server error; temporary. The body never carries internals.'),
   503: errorResponse(
-    'Temporarily unavailable: the database is down or did not answer in time, or the answer took longer than the request timeout (`Request timed out`). Retry with backoff.',
+    `Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (\`Request timed out\`), or too many requests already wait for the database (\`${DATABASE_BUSY_MESSAGE}\`, with \`Retry-After\`). Retry with backoff.`,
+    { 'Retry-After': { description: 'Seconds to wait, when the database is busy.', type: 'integer' } },
   ),
 } as const;
