@@ -13,7 +13,6 @@ import { listenForMetrics, type MetricsListener } from './http/metrics-endpoint.
 import { stdoutDestination } from './log-destination.js';
 import { createLogger } from './logger.js';
 import { createMemoryCounter } from './rate-limit/memory-counter.js';
-import { connectRedisCounter } from './rate-limit/redis-counter.js';
 import type { RequestCounter } from './rate-limit/request-counter.js';
 import { openStore } from './store/open-store.js';
 import { withReadReplica } from './store/read-replica.js';
@@ -45,6 +44,8 @@ function countInflightRequests(server: Server): () => number {
 /** Where requests are counted for the rate limit: Redis when several instances share it, else memory. */
 async function openRequestCounter(rateLimit: RateLimitConfig): Promise<RequestCounter> {
   if (rateLimit.redisUrl === null) return createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS });
+  // Loaded only when used: ioredis would take its share of every worker's memory for nothing.
+  const { connectRedisCounter } = await import('./rate-limit/redis-counter.js');
   return connectRedisCounter({ url: rateLimit.redisUrl, prefix: rateLimit.redisPrefix, windowMs: RATE_LIMIT_WINDOW_MS });
 }
 

@@ -341,11 +341,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Temporarily unavailable: the database is down or did not answer in time, or the answer took longer than the request timeout (`Request timed out`). Retry with backoff. */
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), or too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`). Retry with backoff. */
             503: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
                     "Cache-Control": "no-store";
+                    /** @description Seconds to wait, when the database is busy. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -535,11 +537,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Temporarily unavailable: the database is down or did not answer in time, or the answer took longer than the request timeout (`Request timed out`). Retry with backoff. */
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), or too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`). Retry with backoff. */
             503: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
                     "Cache-Control": "no-store";
+                    /** @description Seconds to wait, when the database is busy. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -866,11 +870,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Temporarily unavailable: the database is down or did not answer in time, or the answer took longer than the request timeout (`Request timed out`). Retry with backoff. */
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), or too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`). Retry with backoff. */
             503: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
                     "Cache-Control": "no-store";
+                    /** @description Seconds to wait, when the database is busy. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1079,11 +1085,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Temporarily unavailable: the database is down or did not answer in time, or the answer took longer than the request timeout (`Request timed out`). Retry with backoff. */
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), or too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`). Retry with backoff. */
             503: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
                     "Cache-Control": "no-store";
+                    /** @description Seconds to wait, when the database is busy. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import type { DatabaseTarget } from '../../store/open-store.js';
 import { generateApiKey, hashApiKey } from '../../domain/api-key.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
-import { generateDemoContacts } from '../../demo/demo-contacts.js';
 import type { Store, User } from '../../store/store.js';
 import { withStore } from '../context.js';
 import { print, type CliIo } from '../io.js';
@@ -46,6 +45,8 @@ async function ensureDemoUser(store: Store): Promise<User> {
   const existing = await store.users.find(DEMO_EMAIL);
   if (existing) return existing.plan === 'pro' ? existing : store.users.setPlan(existing.id, 'pro');
   const user = await store.users.create({ email: DEMO_EMAIL, name: 'Demo User', plan: 'pro' });
+  // Loaded here: faker takes about 30 MB, which every other command (serve, in each worker) would carry for nothing.
+  const { generateDemoContacts } = await import('../../demo/demo-contacts.js');
   const records = generateDemoContacts(DEMO_CONTACTS + DEMO_DUPLICATES, 42, new Date());
   // The last few generated contacts become duplicates of earlier ones, then are soft-merged into them.
   const merges = records.slice(DEMO_CONTACTS).map((duplicate, index) => {

@@ -2,13 +2,10 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
 import { InputError } from '../../domain/errors.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createAuthenticator } from '../../auth/authenticator.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
 import { createLogger } from '../../logger.js';
 import { contactUrlFor } from '../../mcp/contact-url.js';
-import { createMcpServer } from '../../mcp/server.js';
-import { answerUnreadableLines } from '../../mcp/unreadable-lines.js';
 import { withStore } from '../context.js';
 import type { CliIo } from '../io.js';
 
@@ -40,6 +37,8 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
         // A bad key stops the command (exit 1, the API's 401/403 text on stderr) before anything is served.
         await owner();
 
+        // Loaded here, not with the program: every other command (serve, in each worker) would carry the MCP SDK.
+        const { createMcpServer, StdioServerTransport, answerUnreadableLines } = await import('../../mcp/local.js');
         const server = createMcpServer({
           contacts: store.contacts,
           owner,

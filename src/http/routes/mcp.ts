@@ -1,10 +1,7 @@
 import { constants } from 'node:zlib';
 import compression from 'compression';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { batchRefusal } from '../../mcp/batches.js';
-import { MeteredTransport, type ToolCallAdmission } from '../../mcp/metered-transport.js';
-import { createMcpServer } from '../../mcp/server.js';
+import type { ToolCallAdmission } from '../../mcp/metered-transport.js';
 import type { ContactStore } from '../../store/store.js';
 import { INTERNAL_ERROR_MESSAGE } from '../../domain/errors.js';
 import { MCP_PATH } from '../../oauth/oauth-config.js';
@@ -60,6 +57,7 @@ export function registerMcpRoute(
       },
     },
     async (request, reply) => {
+      const { batchRefusal, createMcpServer, MeteredTransport, StreamableHTTPServerTransport } = await loadHosted();
       const refusal = batchRefusal(request.body, headerValue(request.headers['mcp-protocol-version']));
       if (refusal !== null) return reply.code(400).send(jsonRpcError(-32600, refusal));
       const { ownerId, keyId } = principalOf(request);
@@ -120,6 +118,9 @@ function compressWhenAllowed(request: FastifyRequest, reply: FastifyReply): void
   // The middleware's types are Express's; it uses only Node's request and response.
   compressResponse(request.raw as never, reply.raw as never, () => undefined);
 }
+
+let hosted: Promise<typeof import('../../mcp/hosted.js')> | undefined;
+const loadHosted = () => (hosted ??= import('../../mcp/hosted.js'));
 
 /** Browsers write loopback hosts these ways; a page there is on the user's own machine, as the server may be. */
 const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
