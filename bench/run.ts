@@ -291,6 +291,11 @@ async function measureTarget(
     load(`first page, ${big}${COMPRESSED}`, 'first-page.lua', { KEY: db.bigKey, ACCEPT_ENCODING });
     load(`random pages, ${big}`, 'random-page.lua', randomPages);
     load(`random pages, ${big}${COMPRESSED}`, 'random-page.lua', { ...randomPages, ACCEPT_ENCODING });
+    // The tail under saturation (issue 15): twice the connections of the other rows.
+    load(`random pages, ${big}, ${connections * 2} connections`, 'random-page.lua', randomPages, {
+      connections: connections * 2,
+      seconds: duration,
+    });
     load(
       `random pages, ${big}, 1 connection`,
       'random-page.lua',
