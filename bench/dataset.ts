@@ -1,6 +1,7 @@
 /**
  * Deterministic benchmark dataset: 1,000,000 contacts over 10,000 users (at scale 1) with a realistic skew —
- * one user with 100,000 contacts, one with exactly 1,000, the rest following a power law — realistic field
+ * one user with a tenth of the contacts (100,000 at scale 1, 1,000,000 at scale 10), one with exactly 1,000, the
+ * rest following a power law — realistic field
  * sizes (a few enrichment objects of several KB), soft-merged duplicates and, through user creation, self rows.
  *
  * Writes `users.ndjson` ({ email, name, plan }) and `contacts.ndjson` (contact fields plus `owner`, the
@@ -14,7 +15,8 @@ import { prng } from '../test/support/prng.js';
 
 export const BIG_USER_EMAIL = 'big@bench.example';
 export const SMALL_USER_EMAIL = 'small@bench.example';
-export const BIG_NETWORK = 100_000;
+/** The big network's share of all contacts. */
+export const BIG_NETWORK_SHARE = 0.1;
 export const SMALL_NETWORK = 1_000;
 
 export interface DatasetShape {
@@ -86,7 +88,7 @@ function sentence(random: () => number, words: number): string {
 
 /** Network sizes: the big and small users first, then a power law over the rest that sums to the total. */
 export function networkSizes(shape: DatasetShape): number[] {
-  const rest = shape.contacts - BIG_NETWORK * Math.min(1, shape.contacts / 1_000_000) - SMALL_NETWORK;
+  const rest = shape.contacts - Math.round(BIG_NETWORK_SHARE * shape.contacts) - SMALL_NETWORK;
   const big = shape.contacts - SMALL_NETWORK - Math.max(0, rest);
   const others = shape.users - 2;
   const weights = Array.from({ length: others }, (_, i) => 1 / (i + 1) ** 0.8);

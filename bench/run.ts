@@ -3,10 +3,32 @@
  * then measures, side by side in one run and with an external load generator (wrk), the transport ceiling,
  * the "competent first try" baseline and this service, and prints each figure as a ratio to both.
  *
- *   npm run bench -- [--scale 1] [--duration 10] [--connections 16] [--no-postgres] [--reload] [--out docs/benchmarks.md]
+ * It also times imports of the big network's contacts into scratch databases, and, at every scale, keeps its figures in
+ * `.bench/results-<scale>.json` so that a run at another scale prints both side by side.
+ *
+ *   npm run bench -- [--scale 1] [--duration 10] [--connections 16] [--no-postgres] [--no-sqlite] [--reload] [--load-only]
+ *                    [--out docs/benchmarks.md]
+ *
+ * `--load-only` generates and loads what is missing, then stops; a later run reuses the databases and reports how long
+ * their load took (kept in `.bench/load-<database>-<scale>.json`).
+ *
+ * The baseline (a first try's OFFSET queries) runs at scale 1 and below only: its walk of a 1M-contact network would take
+ * hours.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { Agent, request } from 'node:http';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -25,6 +47,8 @@ const { values: args } = parseArgs({
     workers: { type: 'string' },
     postgres: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     'no-postgres': { type: 'boolean', default: false },
+    'no-sqlite': { type: 'boolean', default: false },
+    'load-only': { type: 'boolean', default: false },
     reload: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
@@ -75,37 +99,180 @@ interface Database {
   name: string;
   url: string;
   loadSeconds: number | null;
+  diskBytes: number;
   bigKey: string;
   smallKey: string;
   bigTotal: number;
 }
 
+/**
+ * Contacts per `bulk-import` run when loading: one transaction of SQLite puts every page it writes in the WAL before
+ * the checkpoint copies it, so a 10M-contact load in one would need the database's size twice over on disk.
+ */
+const LOAD_PART_CONTACTS = 1_000_000;
+
+/** Loads the dataset through `bulk-import`, in runs of about LOAD_PART_CONTACTS contacts that never split an owner. */
+async function bulkLoad(name: string, url: string, dataset: string): Promise<void> {
+  const users = ['--users', join(dataset, 'users.ndjson')];
+  const contacts = join(dataset, 'contacts.ndjson');
+  if (shapeForScale(scale).contacts <= LOAD_PART_CONTACTS) {
+    cli(url, 'bulk-import', ...users, '--contacts', contacts);
+    return;
+  }
+  const partPath = join(WORK, 'load-part.ndjson');
+  let part = createWriteStream(partPath);
+  let lines = 0;
+  let loaded = 0;
+  let owner: string | undefined;
+  const loadPart = async () => {
+    part.end();
+    await once(part, 'finish');
+    cli(url, 'bulk-import', ...(loaded === 0 ? users : []), '--contacts', partPath);
+    loaded += lines;
+    log(`${name}: ${loaded.toLocaleString('en')} contacts loaded`);
+    part = createWriteStream(partPath);
+    lines = 0;
+  };
+  for await (const line of createInterface({ input: createReadStream(contacts, 'utf8'), crlfDelay: Infinity })) {
+    const lineOwner = /^\{"owner":"([^"]*)"/.exec(line)?.[1];
+    if (lines >= LOAD_PART_CONTACTS && lineOwner !== owner) await loadPart();
+    owner = lineOwner;
+    if (!part.write(`${line}\n`)) await once(part, 'drain');
+    lines += 1;
+  }
+  if (lines > 0) await loadPart();
+  part.end();
+  rmSync(partPath, { force: true });
+}
+
 async function prepareDatabase(name: string, url: string, dataset: string, fresh: boolean): Promise<Database> {
+  const loadFile = join(WORK, `load-${name}-${scale}.json`);
   let loadSeconds: number | null = null;
   if (fresh) {
     log(`loading the dataset into ${name} through \`contacts-read-api bulk-import\``);
     const started = Date.now();
-    cli(url, 'bulk-import', '--users', join(dataset, 'users.ndjson'), '--contacts', join(dataset, 'contacts.ndjson'));
+    await bulkLoad(name, url, dataset);
     loadSeconds = (Date.now() - started) / 1000;
+    writeFileSync(loadFile, JSON.stringify({ loadSeconds }));
     log(`loaded ${name} in ${loadSeconds.toFixed(1)} s`);
+  } else if (existsSync(loadFile)) {
+    loadSeconds = (JSON.parse(readFileSync(loadFile, 'utf8')) as { loadSeconds: number }).loadSeconds;
   }
   const key = (email: string) => JSON.parse(cli(url, 'keys', 'create', '--user', email, '--label', 'bench', '--json')).key as string;
   const bigKey = key(BIG_USER_EMAIL);
   const smallKey = key(SMALL_USER_EMAIL);
-  return { name, url, loadSeconds, bigKey, smallKey, bigTotal: 0 };
+  return { name, url, loadSeconds, diskBytes: 0, bigKey, smallKey, bigTotal: 0 };
 }
 
-async function preparePostgres(dataset: string): Promise<Database> {
+/** Bytes the database takes on disk: SQLite's file with its WAL, or PostgreSQL's database. */
+async function diskBytes(db: Pick<Database, 'url'>): Promise<number> {
+  if (db.url.startsWith('file:')) {
+    const path = db.url.slice('file:'.length);
+    return [path, `${path}-wal`].reduce((sum, file) => sum + (existsSync(file) ? statSync(file).size : 0), 0);
+  }
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    return Number((await client.query('SELECT pg_database_size(current_database()) AS size')).rows[0].size);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The URL of PostgreSQL database `dbName`, created if missing (or made again when `fresh`); whether it is new. */
+async function postgresDatabase(dbName: string, fresh: boolean): Promise<{ url: string; created: boolean }> {
   const admin = new pg.Client({ connectionString: args.postgres });
   await admin.connect();
-  const dbName = `contacts_bench_${String(scale).replace('.', '_')}`;
   const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [dbName])).rowCount === 1;
-  if (exists && args.reload) await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
-  if (!exists || args.reload) await admin.query(`CREATE DATABASE ${dbName}`);
+  if (exists && fresh) await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
+  if (!exists || fresh) await admin.query(`CREATE DATABASE ${dbName}`);
   await admin.end();
   const url = new URL(args.postgres!);
   url.pathname = `/${dbName}`;
-  return prepareDatabase('PostgreSQL', url.toString(), dataset, !exists || args.reload!);
+  return { url: url.toString(), created: !exists || fresh };
+}
+
+async function preparePostgres(dataset: string): Promise<Database> {
+  const { url, created } = await postgresDatabase(`contacts_bench_${String(scale).replace('.', '_')}`, args.reload!);
+  return prepareDatabase('PostgreSQL', url, dataset, created);
+}
+
+interface ImportTiming {
+  database: string;
+  command: string;
+  contacts: number;
+  seconds: number;
+}
+
+/**
+ * The big network's contacts as two import files: `contacts import`'s (no owner) and `bulk-import`'s (with it), and
+ * the users file of that one user.
+ */
+async function writeImportFiles(dataset: string): Promise<{ own: string; owned: string; users: string; contacts: number }> {
+  const files = {
+    own: join(WORK, 'import-own.ndjson'),
+    owned: join(WORK, 'import-owned.ndjson'),
+    users: join(WORK, 'import-users.ndjson'),
+  };
+  const own = createWriteStream(files.own);
+  const owned = createWriteStream(files.owned);
+  let contacts = 0;
+  for await (const line of createInterface({ input: createReadStream(join(dataset, 'contacts.ndjson'), 'utf8'), crlfDelay: Infinity })) {
+    const { owner, ...contact } = JSON.parse(line) as { owner: string };
+    if (owner !== BIG_USER_EMAIL) continue;
+    if (!own.write(`${JSON.stringify(contact)}\n`)) await once(own, 'drain');
+    if (!owned.write(`${line}\n`)) await once(owned, 'drain');
+    contacts += 1;
+  }
+  own.end();
+  owned.end();
+  await Promise.all([once(own, 'finish'), once(owned, 'finish')]);
+  writeFileSync(files.users, `${JSON.stringify({ email: BIG_USER_EMAIL, name: 'Big', plan: 'pro' })}\n`);
+  return { ...files, contacts };
+}
+
+/** Times `contacts import` and `bulk-import` of the big network's contacts, each into an empty scratch database. */
+async function measureImports(dataset: string, withPostgres: boolean): Promise<ImportTiming[]> {
+  const files = await writeImportFiles(dataset);
+  const scratches: { name: string; fresh: () => Promise<string> }[] = [
+    {
+      name: 'SQLite',
+      fresh: async () => {
+        const path = join(WORK, 'import-scratch.db');
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+        return `file:${path}`;
+      },
+    },
+  ];
+  if (withPostgres) scratches.push({ name: 'PostgreSQL', fresh: async () => (await postgresDatabase('contacts_bench_import', true)).url });
+  const timings: ImportTiming[] = [];
+  const timed = (database: string, command: string, url: string, cliArgs: string[]) => {
+    const started = Date.now();
+    cli(url, ...cliArgs);
+    const seconds = (Date.now() - started) / 1000;
+    log(`${database}: ${command} of ${files.contacts} contacts in ${seconds.toFixed(1)} s`);
+    timings.push({ database, command, contacts: files.contacts, seconds });
+  };
+  for (const scratch of scratches) {
+    log(`timing imports into ${scratch.name}`);
+    let url = await scratch.fresh();
+    cli(url, 'users', 'create', '--email', BIG_USER_EMAIL, '--plan', 'pro');
+    timed(scratch.name, '`contacts import`', url, ['contacts', 'import', '--user', BIG_USER_EMAIL, files.own]);
+    url = await scratch.fresh();
+    timed(scratch.name, '`bulk-import`', url, ['bulk-import', '--users', files.users, '--contacts', files.owned]);
+  }
+  return timings;
+}
+
+function importTable(timings: ImportTiming[]): string {
+  return [
+    '| database | command | contacts | seconds | contacts/s |',
+    '|---|---|---:|---:|---:|',
+    ...timings.map(
+      (t) =>
+        `| ${t.database} | ${t.command} | ${t.contacts.toLocaleString('en')} | ${t.seconds.toFixed(1)} | ${Math.round(t.contacts / t.seconds).toLocaleString('en')} |`,
+    ),
+  ].join('\n');
 }
 
 /** Starts a server process and waits until it answers; tracks the peak RSS of it and its children. */
@@ -355,9 +522,12 @@ async function main(): Promise<void> {
   const dataset = await prepareDataset();
   const sqlitePath = join(WORK, `sqlite-${scale}.db`);
   const sqliteFresh = !existsSync(sqlitePath) || args.reload!;
-  if (sqliteFresh) rmSync(sqlitePath, { force: true });
-  const databases: Database[] = [await prepareDatabase('SQLite', `file:${sqlitePath}`, dataset, sqliteFresh)];
+  if (sqliteFresh && !args['no-sqlite']) rmSync(sqlitePath, { force: true });
+  const databases: Database[] = [];
+  if (!args['no-sqlite']) databases.push(await prepareDatabase('SQLite', `file:${sqlitePath}`, dataset, sqliteFresh));
   if (!args['no-postgres']) databases.push(await preparePostgres(dataset));
+  if (args['load-only']) return;
+  if (databases[0]?.name !== 'SQLite') throw new Error('a measured run needs SQLite: the ceiling sends its first page');
 
   const results: Measurement[] = [];
   const port = 3900;
@@ -387,14 +557,17 @@ async function main(): Promise<void> {
     { walk: false, compressed: true },
   );
   for (const db of databases) {
-    await measureTarget(
-      `baseline (${db.name})`,
-      db,
-      () => startServer(TSX, [join(ROOT, 'bench/baseline-server.ts')], { DATABASE_URL: db.url }, port),
-      port,
-      results,
-      { walk: true },
-    );
+    db.diskBytes = await diskBytes(db);
+    if (scale <= 1) {
+      await measureTarget(
+        `baseline (${db.name})`,
+        db,
+        () => startServer(TSX, [join(ROOT, 'bench/baseline-server.ts')], { DATABASE_URL: db.url }, port),
+        port,
+        results,
+        { walk: true },
+      );
+    }
     const workers = args.workers ? ['--workers', args.workers] : [];
     await measureTarget(
       `service (${db.name})`,
@@ -406,17 +579,91 @@ async function main(): Promise<void> {
     );
   }
 
+  // Imports go into empty scratch databases: their rate does not depend on the scale, only their length does.
+  const imports = scale <= 1 ? await measureImports(dataset, databases.length > 1) : [];
+  const shape = shapeForScale(scale);
   const report = [
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; wrk -t1 -c${connections}, ${duration} s per figure after ${args.warmup} s warm-up, on the same machine.`,
-    `Dataset: scale ${scale} (${shapeForScale(scale).contacts.toLocaleString('en')} contacts over ${shapeForScale(scale).users.toLocaleString('en')} users); the big network lists ${databases[0]!.bigTotal.toLocaleString('en')} contacts.`,
-    ...databases
-      .filter((db) => db.loadSeconds !== null)
-      .map((db) => `Load through \`contacts-read-api bulk-import\` into ${db.name}: ${db.loadSeconds!.toFixed(1)} s.`),
+    `Dataset: scale ${scale} (${shape.contacts.toLocaleString('en')} contacts over ${shape.users.toLocaleString('en')} users); the big network lists ${databases[0]!.bigTotal.toLocaleString('en')} contacts.`,
+    ...databases.map(
+      (db) =>
+        `${db.name}: ${(db.diskBytes / 2 ** 30).toFixed(2)} GiB on disk${db.loadSeconds === null ? ' (loaded by an earlier run)' : `, loaded through \`contacts-read-api bulk-import\` in ${db.loadSeconds.toFixed(1)} s (${Math.round(shape.contacts / db.loadSeconds).toLocaleString('en')} contacts/s)`}.`,
+    ),
+    scale > 1 ? 'The baseline is not run above scale 1: its walk of the big network alone would take hours.' : '',
     '',
     table(results),
+    ...(imports.length === 0
+      ? []
+      : [
+          '',
+          "Imports of the big network's contacts, each into an empty scratch database (the command's whole run, start to exit):",
+          '',
+          importTable(imports),
+        ]),
   ].join('\n');
   process.stdout.write(`${report}\n`);
-  if (args.out) writeResultsSection(args.out, 'run', report);
+  const figures: ScaleFigures = {
+    scale,
+    databases: databases.map(({ name, diskBytes: bytes, loadSeconds }) => ({ name, diskBytes: bytes, loadSeconds })),
+    results,
+  };
+  writeFileSync(join(WORK, `results-${scale}.json`), JSON.stringify(figures));
+  const others = readdirSync(WORK)
+    .filter((file) => /^results-[\d.]+\.json$/.test(file) && file !== `results-${scale}.json`)
+    .map((file) => JSON.parse(readFileSync(join(WORK, file), 'utf8')) as ScaleFigures);
+  const comparison = others.length > 0 ? scaleComparison([...others, figures].sort((a, b) => a.scale - b.scale)) : null;
+  if (comparison) process.stdout.write(`\n${comparison}\n`);
+  if (args.out) {
+    writeResultsSection(args.out, scale === 1 ? 'run' : `run-scale-${scale}`, report);
+    if (comparison) writeResultsSection(args.out, 'scales', comparison);
+  }
+}
+
+interface ScaleFigures {
+  scale: number;
+  databases: { name: string; diskBytes: number; loadSeconds: number | null }[];
+  results: Measurement[];
+}
+
+/** Growth past which a figure must be explained or fixed (issue 15). */
+const GROWTH_LIMIT = 1.5;
+const SCALE_SCENARIOS = [
+  /^first page, /,
+  /^random pages, [\dk]+ network$/,
+  /^random pages, [\dk]+ network \(/,
+  /^changes, 100 a request at random positions, [\dk]+ network$/,
+  /^changes, .*1 connection$/,
+];
+
+/** The service's latencies at the smallest and largest scale measured, side by side, with how much each grew. */
+function scaleComparison(runs: ScaleFigures[]): string {
+  const [small, large] = [runs[0]!, runs.at(-1)!];
+  const bigName = (scenario: string) => scenario.replace(/[\dk]+ network/, 'big network');
+  const lines = [
+    `| service | scenario | p50 ms, scale ${small.scale} | p50 ms, scale ${large.scale} | p99 ms, scale ${small.scale} | p99 ms, scale ${large.scale} | req/s, scale ${small.scale} | req/s, scale ${large.scale} | p99 growth |`,
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of small.results.filter((r) => r.target.startsWith('service') && SCALE_SCENARIOS.some((re) => re.test(r.scenario)))) {
+    const other = large.results.find((r) => r.target === row.target && bigName(r.scenario) === bigName(row.scenario));
+    if (!other) continue;
+    const growth = other.p99 / row.p99;
+    lines.push(
+      `| ${row.target} | ${bigName(row.scenario)} | ${row.p50.toFixed(2)} | ${other.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${other.p99.toFixed(2)} | ${row.rps.toFixed(0)} | ${other.rps.toFixed(0)} | ${growth > GROWTH_LIMIT ? `**${growth.toFixed(2)}×**` : `${growth.toFixed(2)}×`} |`,
+    );
+  }
+  const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(2)} GiB`;
+  const load = (seconds: number | null) => (seconds === null ? 'loaded earlier' : `${seconds.toFixed(0)} s`);
+  lines.push(
+    '',
+    `| database | disk, scale ${small.scale} | disk, scale ${large.scale} | load, scale ${small.scale} | load, scale ${large.scale} |`,
+    '|---|---:|---:|---:|---:|',
+  );
+  for (const db of small.databases) {
+    const other = large.databases.find((d) => d.name === db.name);
+    if (other)
+      lines.push(`| ${db.name} | ${gib(db.diskBytes)} | ${gib(other.diskBytes)} | ${load(db.loadSeconds)} | ${load(other.loadSeconds)} |`);
+  }
+  return lines.join('\n');
 }
 
 async function getOnce(db: Database, port: number): Promise<string> {

@@ -89,6 +89,40 @@ describeEachBackend('compressed pages of GET /api/v1/contacts', (db) => {
     expect((await list('gzip', url)).headers['content-encoding']).toBe('gzip');
   });
 
+  it('serves a page kept compressed to clients that take no coding, decompressed, without reading it again', async () => {
+    const { store } = db();
+    const url = '/api/v1/contacts?limit=30&offset=5';
+    const fromDatabase = await list(undefined, url);
+    const reads = vi.spyOn(store.contacts, 'listPageJson');
+    try {
+      // The first read keeps the page compressed in the background.
+      await vi.waitFor(async () => {
+        reads.mockClear();
+        expect((await list(undefined, url)).rawPayload.equals(fromDatabase.rawPayload)).toBe(true);
+        expect(reads).not.toHaveBeenCalled();
+      });
+      // Past 16 such reads the page is also kept as it is; every read gives the same bytes and tag.
+      for (let read = 0; read < 20; read += 1) {
+        const again = await list(undefined, url);
+        expect(again.headers['content-encoding']).toBeUndefined();
+        expect(again.headers.etag).toBe(fromDatabase.headers.etag);
+        expect(again.rawPayload.equals(fromDatabase.rawPayload)).toBe(true);
+      }
+      expect(reads).not.toHaveBeenCalled();
+      expect(gunzipSync((await list('gzip', url)).rawPayload).equals(fromDatabase.rawPayload)).toBe(true);
+
+      await importNumberedContacts(store, ownerId, 1, 'Written after the page was kept', Date.parse('2023-01-01T00:00:00.000Z'));
+      await vi.waitFor(async () => {
+        const fresh = JSON.parse((await list(undefined, url)).body) as { data: { name: string }[]; pagination: { total: number } };
+        expect(fresh.pagination.total).toBe(61);
+        expect(fresh.data[0]!.name).toBe('Compressed contact with a longer name 5');
+      });
+      expect(reads).toHaveBeenCalled();
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
   it('refuses a coding with q=0, and leaves a small page as it is', async () => {
     expect((await list('br;q=0, gzip;q=0')).headers['content-encoding']).toBeUndefined();
     const small = await list('gzip, br', '/api/v1/contacts?limit=1');

@@ -9,8 +9,8 @@ import { ContactListResponseSchema, ListContactsQuerySchema } from '../schemas/c
 import { AUTHORIZED_ERROR_RESPONSES } from '../schemas/authorized-responses.js';
 import { RATE_LIMIT_HEADERS, SOMETIMES_RATE_LIMIT_HEADERS } from '../schemas/rate-limit-headers.js';
 import { principalOf } from '../authorize.js';
-import { codedEtag, ifNoneMatchOf, notModifiedInAnyCoding } from '../conditional.js';
-import { acceptedCodings, CompressedPages, type ContentCoding } from '../page-compression.js';
+import { codedEtag, notModifiedInAnyCoding } from '../conditional.js';
+import { acceptedCodings, CompressedPages, type ContentCoding, type EncodedPage } from '../page-compression.js';
 import { sendJson } from '../send-json.js';
 
 export const CONTACTS_PATH = '/api/v1/contacts';
@@ -80,19 +80,17 @@ export function registerContactRoutes(app: FastifyInstance, deps: { contacts: Co
       reply.header('vary', 'Accept-Encoding');
       const codings = acceptedCodings(request.headers['accept-encoding']);
       const pageKey = (version: number) => `${ownerId}:${version}:${page.limit}:${page.offset}`;
-      const sendCompressed = (version: number, encoded: { coding: ContentCoding; body: Buffer }) =>
-        sendJson(reply.header('content-encoding', encoded.coding).header('etag', pageEtag(version, page, encoded.coding)), encoded.body);
-      // The version alone (the owner's cached listing state) answers a 304, or finds the page compressed before.
-      if (codings.length > 0 || ifNoneMatchOf(request) !== undefined) {
-        const version = await deps.contacts.listingVersion(ownerId);
-        if (notModifiedInAnyCoding(request, reply, pageEtag(version, page))) return reply;
-        const cached = compressed.cached(pageKey(version), codings);
-        if (cached !== null) return sendCompressed(version, cached);
-      }
-      const { json, version } = await deps.contacts.listPageJson(ownerId, page);
-      const encoded = await compressed.compress(pageKey(version), json, codings);
-      if (encoded === null) return sendJson(reply.header('etag', pageEtag(version, page)), json);
-      return sendCompressed(version, encoded);
+      const send = (version: number, { coding, body }: EncodedPage) => {
+        if (coding !== null) reply.header('content-encoding', coding);
+        return sendJson(reply.header('etag', pageEtag(version, page, coding)), body);
+      };
+      // The version alone (the owner's cached listing state) answers a 304, or finds the page kept before.
+      const version = await deps.contacts.listingVersion(ownerId);
+      if (notModifiedInAnyCoding(request, reply, pageEtag(version, page))) return reply;
+      const kept = compressed.read(pageKey(version), codings);
+      if (kept !== null) return send(version, kept);
+      const read = await deps.contacts.listPageJson(ownerId, page);
+      return send(read.version, await compressed.encode(pageKey(read.version), read.json, codings));
     },
   );
 }

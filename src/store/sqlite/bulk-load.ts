@@ -1,6 +1,11 @@
 import type Database from 'better-sqlite3';
 import { listableSql } from '../listable.js';
 import { indexContactWordsSql } from './migrations.js';
+import type { SqliteWriteLock } from './transaction.js';
+
+// A bulk load inserts random ids into several indexes at once: with SQLite's default 2 MB page cache each
+// insert evicts pages the next one needs, and the transaction spills to the WAL over and over.
+const BULK_CACHE_KIB = -1024 * 1024;
 
 /**
  * Per-row triggers a bulk load replaces with set-based statements: run once per inserted contact, the search
@@ -24,8 +29,40 @@ export class SqliteBulkLoad {
     this.indexedUpTo = firstNewRowid - 1;
   }
 
-  /** Must run inside the load's transaction. */
-  static begin(db: Database.Database): SqliteBulkLoad {
+  /**
+   * Runs `work` as one bulk load in one write transaction, taken as the write lock says, committed when `work` resolves
+   * and rolled back, with nothing changed, when it throws. Between awaits inside `work` the transaction stays open, so
+   * nothing else may use the connection meanwhile: for a command that does only this (`bulk-import`).
+   */
+  static async run<T>(db: Database.Database, writeLock: SqliteWriteLock, work: (load: SqliteBulkLoad) => Promise<T>): Promise<T> {
+    return withBulkCache(db, async () => {
+      try {
+        if (!(await writeLock.begin())) throw new Error('a bulk load cannot join a transaction already open');
+        const load = SqliteBulkLoad.begin(db);
+        const result = await work(load);
+        load.finish();
+        db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  /** Runs synchronous `work` as one bulk load: one write transaction (or a savepoint of the one open), within one turn. */
+  static async runNow<T>(db: Database.Database, writeLock: SqliteWriteLock, work: (load: SqliteBulkLoad) => T): Promise<T> {
+    return withBulkCache(db, () =>
+      writeLock.run(() => {
+        const load = SqliteBulkLoad.begin(db);
+        const result = work(load);
+        load.finish();
+        return result;
+      }),
+    );
+  }
+
+  private static begin(db: Database.Database): SqliteBulkLoad {
     const triggers = DEFERRED_TRIGGERS.map((name) => {
       const row = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?").get(name) as { sql: string } | undefined;
       if (!row) throw new Error(`trigger ${name} is missing: run migrations first`);
@@ -53,7 +90,7 @@ export class SqliteBulkLoad {
    * contacts' changes, and restores the triggers. Every batch went through `indexNewContacts`, and the users' self
    * rows are never indexed or recorded.
    */
-  finish(): void {
+  private finish(): void {
     this.db
       .prepare(
         `UPDATE owner_listing SET version = version + 1, change_seq = change_seq + 1,
@@ -69,5 +106,15 @@ export class SqliteBulkLoad {
       )
       .run(this.firstNewRowid);
     for (const sql of this.triggers) this.db.exec(sql);
+  }
+}
+
+async function withBulkCache<T>(db: Database.Database, work: () => Promise<T>): Promise<T> {
+  const cacheSize = db.pragma('cache_size', { simple: true });
+  db.pragma(`cache_size = ${BULK_CACHE_KIB}`);
+  try {
+    return await work();
+  } finally {
+    db.pragma(`cache_size = ${cacheSize}`);
   }
 }

@@ -12,7 +12,7 @@ import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchSync } from '../search-plan.js';
 import type { ChangeRead, ContactStore, FoundContact, ImportOutcome, ImportRecord } from '../store.js';
-import type { SqliteBulkLoad } from './bulk-load.js';
+import { SqliteBulkLoad } from './bulk-load.js';
 import { sqliteChangeLog, sqliteReadChanges } from './changes.js';
 import { ContactWriter } from './contact-writer.js';
 import { mergeContacts } from './merge.js';
@@ -37,7 +37,7 @@ const GET_CONTACT_SQL = `
 const CONTACT_BY_ROWID_SQL = `SELECT ${CONTACT_SELECT} FROM contacts c WHERE c.rowid = ?`;
 
 export class SqliteContactStore extends ListedContacts implements ContactStore {
-  /** Set while a bulk load runs: imports then index their new contacts in bulk. */
+  /** Set while a bulk load of many owners runs: each owner's import joins it. */
   bulkLoad: SqliteBulkLoad | null = null;
   constructor(
     private readonly statements: StatementCache,
@@ -79,25 +79,30 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
     return rows.map(decodeContact);
   }
 
+  /** An import is a bulk load of its own, unless it is part of one. */
   async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<ImportOutcome> {
+    const { bulkLoad } = this;
+    if (bulkLoad !== null) return this.writeLock.run(() => this.writeImport(bulkLoad, ownerId, records));
+    return SqliteBulkLoad.runNow(this.statements.db, this.writeLock, (load) => this.writeImport(load, ownerId, records));
+  }
+
+  private writeImport(load: SqliteBulkLoad, ownerId: string, records: readonly ImportRecord[]): ImportOutcome {
     const now = new Date().toISOString();
     const writer = new ContactWriter(this.statements, ownerId, now);
     let merged = 0;
-    await this.writeLock.run(() => {
-      for (const record of records) {
-        const { id } = record.contact;
-        writer.write(decideContactWrite(ownerId, record, id === null ? undefined : writer.existing(id), now));
+    for (const record of records) {
+      const { id } = record.contact;
+      writer.write(decideContactWrite(ownerId, record, id === null ? undefined : writer.existing(id), now));
+    }
+    load.indexNewContacts();
+    for (const { label, contact } of records) {
+      if (contact.mergedInto === undefined) continue;
+      try {
+        if (mergeContacts(this.statements, ownerId, contact.id!, contact.mergedInto, now, 'no-op')) merged++;
+      } catch (error) {
+        throw error instanceof InputError ? new InputError(`${label}: ${error.message}`) : error;
       }
-      this.bulkLoad?.indexNewContacts();
-      for (const { label, contact } of records) {
-        if (contact.mergedInto === undefined) continue;
-        try {
-          if (mergeContacts(this.statements, ownerId, contact.id!, contact.mergedInto, now, 'no-op')) merged++;
-        } catch (error) {
-          throw error instanceof InputError ? new InputError(`${label}: ${error.message}`) : error;
-        }
-      }
-    });
+    }
     return { ...writer.counts, merged };
   }
 

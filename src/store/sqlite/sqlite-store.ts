@@ -15,10 +15,6 @@ import { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 import { SqliteUserStore } from './user-store.js';
 
-// A bulk load inserts random ids into several indexes at once: with SQLite's default 2 MB page cache each
-// insert evicts pages the next one needs, and the transaction spills to the WAL over and over.
-const BULK_CACHE_KIB = -1024 * 1024;
-
 /** Opens (creating if needed) the SQLite database at `path`, in WAL mode. */
 export function openSqliteStore(path: string, options: StoreOptions = {}): Store {
   const { db, writeLock } = openDatabase(path, options);
@@ -94,23 +90,14 @@ class SqliteStore implements Store {
   async bulkImport(users: readonly NewUser[], batches: AsyncIterable<OwnerBatch>): Promise<{ usersCreated: number; contacts: number }> {
     // One connection in this process, so awaiting between statements inside BEGIN is safe; the stores' own
     // transactions nest as savepoints.
-    const cacheSize = this.db.pragma('cache_size', { simple: true });
-    this.db.pragma(`cache_size = ${BULK_CACHE_KIB}`);
-    try {
-      await this.writeLock.begin();
-      const bulkLoad = SqliteBulkLoad.begin(this.db);
-      this.contacts.bulkLoad = bulkLoad;
-      const result = await importInBulk(this, users, batches);
-      bulkLoad.finish();
-      this.db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      throw error;
-    } finally {
-      this.contacts.bulkLoad = null;
-      this.db.pragma(`cache_size = ${cacheSize}`);
-    }
+    return SqliteBulkLoad.run(this.db, this.writeLock, async (load) => {
+      this.contacts.bulkLoad = load;
+      try {
+        return await importInBulk(this, users, batches);
+      } finally {
+        this.contacts.bulkLoad = null;
+      }
+    });
   }
 
   async pruneChanges(before: string, maxRows: number): Promise<number> {
