@@ -53,12 +53,24 @@ export async function runPrimary(config: Config, workers: number, logger: Logger
 }
 
 /**
- * glibc gives each thread that allocates its own arena, up to 8 per core, and keeps what they freed. zlib compresses on
- * the four threads of libuv's pool, so a worker's resident memory grew by its compressions' peaks: two arenas took
- * 15-20 MB off a worker's peak (245 to 225-230 MB) in the benchmark's sequence, at the same rates. An operator's own
- * MALLOC_ARENA_MAX wins.
+ * How glibc's malloc behaves in a worker; an operator's own value of each variable wins.
+ * - MALLOC_ARENA_MAX: glibc gives each thread that allocates its own arena, up to 8 per core, and keeps what they
+ *   freed. zlib compresses on the four threads of libuv's pool, so a worker's resident memory grew by its
+ *   compressions' peaks: two arenas took 15-20 MB off a worker's peak (245 to 225-230 MB), at the same rates.
+ * - MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_: left alone, glibc raises its mmap threshold each time a large
+ *   block is freed, so the page buffers and compression windows of a busy worker end up inside the heap, which it
+ *   then seldom gives back. Fixed at 128 KiB, they took another 20-25 MB off the peak (184-189 to 159-164 MB).
  */
-const WORKER_MALLOC_ARENAS = '2';
+const WORKER_MALLOC_ENV: Record<string, string> = {
+  MALLOC_ARENA_MAX: '2',
+  MALLOC_MMAP_THRESHOLD_: '131072',
+  MALLOC_TRIM_THRESHOLD_: '131072',
+};
+
+/** The malloc settings of WORKER_MALLOC_ENV that the environment does not set already. */
+function workerMallocEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(WORKER_MALLOC_ENV).map(([name, value]) => [name, env[name] ?? value]));
+}
 
 /** Forks the workers and keeps them running until a signal (or a fatal start failure); resolves to the exit code. */
 function superviseWorkers(config: Config, workers: number, logger: Logger, announce: (line: string) => void): Promise<number> {
@@ -70,7 +82,7 @@ function superviseWorkers(config: Config, workers: number, logger: Logger, annou
 
   const alive = () => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && !worker.isDead());
   const fork = () => {
-    const worker = cluster.fork({ [WORKER_ENV]: '1', MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? WORKER_MALLOC_ARENAS });
+    const worker = cluster.fork({ [WORKER_ENV]: '1', ...workerMallocEnv(process.env) });
     startedAt.set(worker, Date.now());
     worker.on('message', (message: unknown) => {
       if (!isFatalStartMessage(message) || stopping) return;

@@ -36,7 +36,10 @@ export interface PagedListingOptions {
   stride?: number;
   /** Owners whose sort keys are remembered. */
   maxOwners?: number;
-  /** Bytes of page documents kept, keyed by owner version. */
+  /**
+   * Bytes of page documents kept, keyed by owner version (default 4 MiB): the hot pages. The HTTP layer keeps every
+   * page it serves compressed, and serves them from there.
+   */
   pageCacheBytes?: number;
   /**
    * How long an owner's state (version and total) is reused before the database is asked again, in ms; 0 (the
@@ -96,7 +99,7 @@ export class PagedListing {
     this.stride = options.stride ?? 200;
     this.anchors = new LruCache(options.maxOwners ?? 2000);
     this.states = new LruCache(options.maxOwners ?? 2000);
-    this.pages = new LruCache(options.pageCacheBytes ?? 16 * 1024 * 1024, weightOf);
+    this.pages = new LruCache(options.pageCacheBytes ?? 4 * 1024 * 1024, weightOf);
     this.stateTtlMs = options.stateTtlMs ?? 0;
     this.now = options.now ?? Date.now;
   }

@@ -19,6 +19,7 @@ describeEachBackend('contacts-api serve --workers 2 (node:cluster)', (db) => {
       LOG_LEVEL: 'info',
       METRICS_TOKEN: 'metrics-token-0123456789',
       WORKER_HEAP_MB: '96',
+      MALLOC_ARENA_MAX: '3',
     });
     // The first worker's line resolves the start; wait for the second too.
     while ((server.output().match(/listening on/g) ?? []).length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -52,7 +53,7 @@ describeEachBackend('contacts-api serve --workers 2 (node:cluster)', (db) => {
   });
 
   it.runIf(existsSync('/proc/self/cmdline'))(
-    'starts each worker with V8 old space limited to WORKER_HEAP_MB, growing by doubling',
+    'starts each worker with V8 old space limited to WORKER_HEAP_MB, growing by doubling, and fixed malloc thresholds',
     async () => {
       const pids = new Set(
         server
@@ -63,7 +64,11 @@ describeEachBackend('contacts-api serve --workers 2 (node:cluster)', (db) => {
       expect(pids.size).toBe(2);
       for (const pid of pids) {
         expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toEqual(
-          expect.arrayContaining(['--max-old-space-size=96', '--heap-growing-percent=100']),
+          expect.arrayContaining(['--max-old-space-size=96', '--heap-growing-percent=100', '--max-semi-space-size=4']),
+        );
+        // The operator's own MALLOC_ARENA_MAX wins over the default of 2.
+        expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toEqual(
+          expect.arrayContaining(['MALLOC_ARENA_MAX=3', 'MALLOC_MMAP_THRESHOLD_=131072', 'MALLOC_TRIM_THRESHOLD_=131072']),
         );
       }
     },

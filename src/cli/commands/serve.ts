@@ -12,10 +12,10 @@ import { startServer, type RunningServer } from '../../server.js';
 import type { CliIo } from '../io.js';
 
 /**
- * Half of V8's default young generation: a request's garbage still dies young (measured: the same hot-page
- * throughput), and each worker keeps about 16 MB less.
+ * A quarter of V8's default young generation: a request's garbage still dies young, and each worker keeps about
+ * 24 MB less (8 MB took 16 MB off; 4 MB another 8-14 MB off the benchmark's peak; 2 MB cost a third of the rates).
  */
-const WORKER_SEMI_SPACE_MB = 8;
+const WORKER_SEMI_SPACE_MB = 4;
 /**
  * With an old-space cap under 256 MB, V8 grows the heap by only about 10% between full collections: every few MB
  * of promoted pages cost a full GC, whose concurrent marking took CPU from requests (1-connection p99 about 2x).
