@@ -119,7 +119,8 @@ async function bulkLoad(name: string, url: string, dataset: string): Promise<voi
     cli(url, 'bulk-import', ...users, '--contacts', contacts);
     return;
   }
-  const partPath = join(WORK, 'load-part.ndjson');
+  // One file per database: two loads may run at once.
+  const partPath = join(WORK, `load-part-${name}-${scale}.ndjson`);
   let part = createWriteStream(partPath);
   let lines = 0;
   let loaded = 0;
