@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Store, User } from '../../src/store/store.js';
 import { bearer } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';
-import { skipClusterTests, startStreamingReplica, type StreamingReplica } from '../support/pg-cluster.js';
+import { skipClusterTests, startCluster, startStreamingReplica, type StreamingReplica, type TestCluster } from '../support/pg-cluster.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
@@ -11,6 +11,7 @@ const RECOVERED = 'read replica is answering again; contact reads go to it';
 const postgresAdminUrl = inject('postgresAdminUrl');
 
 describe.runIf(!skipClusterTests('read replica tests', postgresAdminUrl))('DATABASE_READ_URL on a real streaming replica', () => {
+  let primary: TestCluster;
   let database: TestDatabase;
   let dispose: () => Promise<void>;
   let replica: StreamingReplica;
@@ -31,13 +32,15 @@ describe.runIf(!skipClusterTests('read replica tests', postgresAdminUrl))('DATAB
   const logged = (message: string) => server.logLines().filter((line) => line.msg === message);
 
   beforeAll(async () => {
-    ({ database, dispose } = await createTestDatabase('postgres', postgresAdminUrl));
+    // A primary of its own: a base backup of the shared server would copy whatever else it holds.
+    primary = await startCluster();
+    ({ database, dispose } = await createTestDatabase('postgres', primary.url()));
     store = database.store;
     databaseName = new URL(database.databaseUrl).pathname.slice(1);
     user = await createUser(store);
     firstKey = await createKey(store, user.id);
     await importNumberedContacts(store, user.id, 2, 'Seed');
-    replica = await startStreamingReplica(postgresAdminUrl!);
+    replica = await startStreamingReplica(primary.url());
     server = await startServerProcess({
       DATABASE_URL: database.databaseUrl,
       DATABASE_READ_URL: replica.url(databaseName),
@@ -50,6 +53,7 @@ describe.runIf(!skipClusterTests('read replica tests', postgresAdminUrl))('DATAB
     await server?.kill();
     await replica?.dispose();
     await dispose?.();
+    await primary?.dispose();
   });
 
   it('serves contact reads from the replica: a contact added on the primary while replay is paused is not listed yet', async () => {
