@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { pageDocumentJson, paginationOf, type PageRequest } from '../domain/pagination.js';
 import { LruCache } from '../cache/lru-cache.js';
 import type { ContactPageJson } from './store.js';
@@ -20,8 +21,11 @@ export interface ListingState {
 /** What a database must answer for the paged listing; each call reads one consistent snapshot. */
 export interface PageSource {
   state(ownerId: string): Promise<ListingState>;
-  /** The sort keys at positions 0, stride, 2·stride, … of the owner's listing, with the state they belong to. */
-  sortKeys(ownerId: string, stride: number): Promise<{ state: ListingState; keys: SortKey[] }>;
+  /**
+   * Up to `count` sort keys `stride` positions apart, with the state they belong to: at positions stride, 2·stride, …
+   * counted from `after` (position 0), or at positions 0, stride, … of the owner's listing when `after` is null.
+   */
+  sortKeys(ownerId: string, stride: number, after: SortKey | null, count: number): Promise<{ state: ListingState; keys: SortKey[] }>;
   /** Up to `limit` contacts as a JSON array, skipping `skip` listable contacts from `from` (inclusive) or the start. */
   page(
     ownerId: string,
@@ -50,10 +54,21 @@ export interface PagedListingOptions {
   now?: () => number;
 }
 
+/** The sort keys remembered for one version of an owner's listing, found chunk by chunk as deeper offsets ask. */
 interface Anchors {
   version: number;
   keys: SortKey[];
+  /** The listing holds no key past the last one. */
+  complete: boolean;
+  /** The chunk being read now, which every read that needs it awaits: false when the version moved meanwhile. */
+  extending: Promise<boolean> | null;
 }
+
+/**
+ * Sort keys read at a time: each chunk is one short read (50 keys of stride 200 are 10,000 index steps), and the
+ * event loop runs between chunks, so a network of millions never holds it (SQLite reads on the event loop).
+ */
+const KEYS_PER_CHUNK = 50;
 
 const EMPTY_DATA = '[]';
 /**
@@ -79,7 +94,8 @@ const ATTEMPTS = 3;
 /**
  * Makes every offset cost about what the first page costs. The owner's total and version come from one
  * indexed row the database maintains, so counting never scans the network. Sort keys remembered every
- * `stride` positions turn any offset into a keyset seek plus a short skip. Pages are cached by owner version,
+ * `stride` positions turn any offset into a keyset seek plus a short skip; they are read as deep as reads go and no
+ * deeper, so a write costs the next deep read only the chunks it needs. Pages are cached by owner version,
  * which any write to the owner's contacts changes — including direct SQL by another process, since the
  * database's own triggers bump it — so a cached page is never served for a state it does not belong to.
  */
@@ -163,13 +179,33 @@ export class PagedListing {
     if (offset < this.stride) return { from: null, skip: offset };
     let anchors = this.anchors.get(ownerId);
     if (anchors?.version !== state.version) {
-      const fresh = await this.source.sortKeys(ownerId, this.stride);
-      anchors = { version: fresh.state.version, keys: fresh.keys };
+      anchors = { version: state.version, keys: [], complete: false, extending: null };
       this.anchors.set(ownerId, anchors);
-      if (anchors.version !== state.version) return null;
     }
-    const index = Math.min(Math.floor(offset / this.stride), anchors.keys.length - 1);
+    const wanted = Math.floor(offset / this.stride);
+    while (anchors.keys.length <= wanted && !anchors.complete) {
+      if (!(await this.extend(ownerId, anchors))) return null;
+    }
+    if (anchors.keys.length === 0) return null;
+    const index = Math.min(wanted, anchors.keys.length - 1);
     return { from: anchors.keys[index]!, skip: offset - index * this.stride };
+  }
+
+  /** Reads the next chunk of sort keys once, however many reads wait for it. */
+  private extend(ownerId: string, anchors: Anchors): Promise<boolean> {
+    anchors.extending ??= (async () => {
+      try {
+        if (anchors.keys.length > 0) await yieldToEventLoop();
+        const chunk = await this.source.sortKeys(ownerId, this.stride, anchors.keys.at(-1) ?? null, KEYS_PER_CHUNK);
+        if (chunk.state.version !== anchors.version) return false;
+        anchors.keys.push(...chunk.keys);
+        anchors.complete = chunk.keys.length < KEYS_PER_CHUNK;
+        return true;
+      } finally {
+        anchors.extending = null;
+      }
+    })();
+    return anchors.extending;
   }
 }
 

@@ -15,9 +15,12 @@ function memorySource(n: number) {
       calls.push('state');
       return state();
     },
-    async sortKeys(_owner, stride) {
-      calls.push('sortKeys');
-      return { state: state(), keys: rows.filter((_, i) => i % stride === 0) };
+    async sortKeys(_owner, stride, after, count) {
+      calls.push(after === null ? 'sortKeys' : `sortKeys(${after.id})`);
+      const first = after === null ? 0 : rows.findIndex((row) => row.id === after.id) + stride;
+      const keys: SortKey[] = [];
+      for (let i = first; i < rows.length && keys.length < count; i += stride) keys.push(rows[i]!);
+      return { state: state(), keys };
     },
     async page(_owner, from, skip, limit) {
       calls.push(from === null ? `page(start+${skip})` : `page(${from.id}+${skip})`);
@@ -89,6 +92,33 @@ describe('PagedListing', () => {
     expect(Buffer.isBuffer(reads[11]!.json)).toBe(true);
     expect(reads[11]!.json.toString()).toBe(reads[0]!.json);
     expect(reads[11]).toMatchObject({ returned: 10, total: 300, version: 1 });
+  });
+
+  it('reads sort keys in chunks, only as deep as the offsets read, and once for reads that need the same chunk', async () => {
+    const { source, calls } = memorySource(20_000);
+    const listing = new PagedListing(source, { stride: 10 });
+    // 50 keys a chunk: offset 600 needs key 60, in the second chunk.
+    expect(await read(listing, { limit: 2, offset: 600 })).toMatchObject({ data: ids(600, 2) });
+    expect(calls.filter((call) => call.startsWith('sortKeys'))).toEqual(['sortKeys', 'sortKeys(id-490)']);
+    calls.length = 0;
+    const deep = await Promise.all([5_000, 5_003, 4_990, 700].map((offset) => read(listing, { limit: 1, offset })));
+    expect(deep.map((page) => page.data)).toEqual([ids(5_000, 1), ids(5_003, 1), ids(4_990, 1), ids(700, 1)]);
+    // Keys 100 to 500 take chunks 3 to 11, each read once, though three reads waited for them.
+    expect(calls.filter((call) => call.startsWith('sortKeys'))).toHaveLength(9);
+    calls.length = 0;
+    expect(await read(listing, { limit: 3, offset: 19_998 })).toMatchObject({ data: ids(19_998, 2), returned: 2 });
+    expect(calls.filter((call) => call.startsWith('sortKeys'))).toHaveLength(29);
+  });
+
+  it('lets the event loop run between chunks of sort keys', async () => {
+    const { source, calls } = memorySource(5_000);
+    const listing = new PagedListing(source, { stride: 10 });
+    setImmediate(() => calls.push('event loop'));
+    await listing.read('o', { limit: 1, offset: 4_000 });
+    const chunks = calls.filter((call) => call.startsWith('sortKeys'));
+    expect(chunks).toHaveLength(9);
+    expect(calls.indexOf('event loop')).toBeGreaterThan(calls.indexOf(chunks[0]!));
+    expect(calls.indexOf('event loop')).toBeLessThan(calls.indexOf(chunks[8]!));
   });
 
   it('rebuilds the remembered keys after a write', async () => {

@@ -13,22 +13,30 @@ const withState = (from: string) => `
 const STATE_SQL = 'SELECT version, total FROM owner_listing WHERE owner_id = $1::uuid';
 
 // Each key is found from the previous one by a seek and a skip of stride − 1 in the listing index (about twice as
-// fast as numbering every row with row_number()). created_at travels as timestamptz text, which casts back to the
-// same microsecond (every connection of the pool has the same DateStyle and TimeZone).
-const SORT_KEYS_SQL = withState(`(
+// fast as numbering every row with row_number()), up to $3 keys. created_at travels as timestamptz text, which casts
+// back to the same microsecond (every connection of the pool has the same DateStyle and TimeZone).
+const sortKeysSql = (first: string) =>
+  withState(`(
   WITH RECURSIVE anchor (created_at, id, position) AS (
-    (SELECT c.created_at, c.id, 0 FROM contacts c WHERE ${listable('c')} ORDER BY c.created_at, c.id LIMIT 1)
+    (${first})
     UNION ALL
     SELECT next.created_at, next.id, anchor.position + 1 FROM anchor CROSS JOIN LATERAL (
       SELECT c.created_at, c.id FROM contacts c
       WHERE ${listable('c')} AND (c.created_at, c.id) > (anchor.created_at, anchor.id)
       ORDER BY c.created_at, c.id OFFSET $2::int - 1 LIMIT 1
     ) next
+    WHERE anchor.position + 1 < $3::int
   )
   SELECT coalesce(array_agg(created_at::text ORDER BY position), '{}') AS created_ats,
          coalesce(array_agg(id::text ORDER BY position), '{}') AS ids
   FROM anchor
 )`);
+const SORT_KEYS_FROM_START_SQL = sortKeysSql(
+  `SELECT c.created_at, c.id, 0 FROM contacts c WHERE ${listable('c')} ORDER BY c.created_at, c.id LIMIT 1`,
+);
+const SORT_KEYS_AFTER_SQL = sortKeysSql(`SELECT c.created_at, c.id, 0 FROM contacts c
+      WHERE ${listable('c')} AND (c.created_at, c.id) > ($4::timestamptz, $5::uuid)
+      ORDER BY c.created_at, c.id OFFSET $2::int - 1 LIMIT 1`);
 
 // The page's first key is found in the covering listing index alone, so skipped rows cost an index step each
 // and no heap read. The page is then one range of the same index from that key: one index descent for all its
@@ -73,13 +81,17 @@ export function postgresPageSource(pool: pg.Pool): PageSource {
       return stateOf(rows[0]);
     },
 
-    async sortKeys(ownerId, stride) {
+    async sortKeys(ownerId, stride, after, count) {
       if (!isUuid(ownerId)) return { state: NO_OWNER, keys: [] };
-      const { rows } = await pool.query<StateRow & { created_ats: string[]; ids: string[] }>({
-        name: 'owner_listing_sort_keys',
-        text: SORT_KEYS_SQL,
-        values: [ownerId, stride],
-      });
+      const { rows } = await pool.query<StateRow & { created_ats: string[]; ids: string[] }>(
+        after === null
+          ? { name: 'owner_listing_sort_keys', text: SORT_KEYS_FROM_START_SQL, values: [ownerId, stride, count] }
+          : {
+              name: 'owner_listing_sort_keys_after',
+              text: SORT_KEYS_AFTER_SQL,
+              values: [ownerId, stride, count, after.created_at, after.id],
+            },
+      );
       const row = rows[0]!;
       const keys: SortKey[] = row.ids.map((id, index) => ({ created_at: row.created_ats[index]!, id }));
       return { state: stateOf(row), keys };

@@ -12,10 +12,10 @@ const pageSql = (seek: string) => `
   ORDER BY c.created_at, c.id`;
 
 const STATE_SQL = 'SELECT version, total FROM owner_listing WHERE owner_id = ?';
-const SORT_KEYS_SQL = `
-  SELECT created_at, id FROM (
-    SELECT created_at, id, row_number() OVER (ORDER BY created_at, id) - 1 AS position FROM contacts WHERE ${LISTABLE}
-  ) WHERE position % @stride = 0 ORDER BY position`;
+// Each sort key is found from the previous one by a seek and a skip in the covering listing index.
+const FIRST_KEY_SQL = `SELECT created_at, id FROM contacts WHERE ${LISTABLE} ORDER BY created_at, id LIMIT 1`;
+const KEY_AFTER_SQL = `SELECT created_at, id FROM contacts WHERE ${LISTABLE} AND (created_at, id) > (@created_at, @id)
+  ORDER BY created_at, id LIMIT 1 OFFSET @skip`;
 
 const NO_OWNER: ListingState = { version: 0, total: 0 };
 
@@ -29,10 +29,16 @@ const FROM_KEY_SQL = pageSql('AND (created_at, id) >= (@created_at, @id)');
 export function sqlitePageSource(db: Database.Database, prepare: (sql: string) => Database.Statement): PageSource {
   const readState = (ownerId: string) => (prepare(STATE_SQL).get(ownerId) as ListingState | undefined) ?? NO_OWNER;
 
-  const readSortKeys = db.transaction((ownerId: string, stride: number) => ({
-    state: readState(ownerId),
-    keys: prepare(SORT_KEYS_SQL).all({ owner: ownerId, stride }) as SortKey[],
-  }));
+  const readSortKeys = db.transaction((ownerId: string, stride: number, after: SortKey | null, count: number) => {
+    const keys: SortKey[] = [];
+    let key = after === null ? (prepare(FIRST_KEY_SQL).get({ owner: ownerId }) as SortKey | undefined) : after;
+    if (after === null && key !== undefined) keys.push(key);
+    while (key !== undefined && keys.length < count) {
+      key = prepare(KEY_AFTER_SQL).get({ owner: ownerId, created_at: key.created_at, id: key.id, skip: stride - 1 }) as SortKey | undefined;
+      if (key !== undefined) keys.push(key);
+    }
+    return { state: readState(ownerId), keys };
+  });
   const readPage = db.transaction((ownerId: string, from: SortKey | null, skip: number, limit: number) => {
     const parameters = { owner: ownerId, skip, limit };
     const rows = (
@@ -49,8 +55,8 @@ export function sqlitePageSource(db: Database.Database, prepare: (sql: string) =
     async state(ownerId) {
       return readState(ownerId);
     },
-    async sortKeys(ownerId, stride) {
-      return readSortKeys(ownerId, stride);
+    async sortKeys(ownerId, stride, after, count) {
+      return readSortKeys(ownerId, stride, after, count);
     },
     async page(ownerId, from, skip, limit) {
       return readPage(ownerId, from, skip, limit);
