@@ -1,4 +1,4 @@
--- Random pages across a network of NETWORK contacts, 50 per page: no page cache can help.
+-- Random pages across a network of NETWORK contacts, 50 per page.
 local network = tonumber(os.getenv("NETWORK") or "100000")
 local key = os.getenv("KEY")
 local pages = math.floor(network / 50)
