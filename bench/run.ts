@@ -466,7 +466,7 @@ async function measureTarget(
     options = { connections, seconds: duration },
     warmUp: 'once' | 'every page' = 'once',
   ) => {
-    if (warmUp === 'every page') wrk(port, 'every-page.lua', env, { ...options, seconds: SWEEP_SECONDS });
+    if (warmUp === 'every page') wrk(port, script, { ...env, ORDER: 'sequential' }, { ...options, seconds: SWEEP_SECONDS });
     wrk(port, script, env, { ...options, seconds: Number(args.warmup) });
     results.push({ target, scenario, ...wrk(port, script, env, options), peakRssMb: server.takePeaks() });
   };
