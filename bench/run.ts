@@ -616,7 +616,7 @@ async function main(): Promise<void> {
       (db) =>
         `${db.name}: ${(db.diskBytes / 2 ** 30).toFixed(2)} GiB on disk${db.loadSeconds === null ? ' (loaded by an earlier run)' : `, loaded through \`contacts-read-api bulk-import\` in ${db.loadSeconds.toFixed(1)} s (${Math.round(shape.contacts / db.loadSeconds).toLocaleString('en')} contacts/s)`}.`,
     ),
-    scale > 1 ? 'The baseline is not run above scale 1: its walk of the big network alone would take hours.' : '',
+    ...(scale > 1 ? ['The baseline is not run above scale 1: its walk of the big network alone would take hours.'] : []),
     '',
     table(results),
     '',
