@@ -77,6 +77,23 @@ describe('SQLite bulk load: search index and listing totals built in bulk', () =
     expect(indexEntries()).toEqual(loaded);
   });
 
+  it('loads an import of 10,000 contacts or more in bulk, and leaves the schema alone for a smaller one', async () => {
+    const schemaVersion = () => db.pragma('schema_version', { simple: true }) as number;
+    const owner = await createUser(store);
+    const records = (count: number, name: string) => Array.from({ length: count }, (_, i) => contactRecord({ name: `${name} ${i}` }));
+    const before = schemaVersion();
+    await store.contacts.importContacts(owner.id, records(9_999, 'Small'));
+    // Other connections keep their prepared statements: no trigger was dropped and restored.
+    expect(schemaVersion()).toBe(before);
+    await store.contacts.importContacts(owner.id, records(10_000, 'Large'));
+    expect(schemaVersion()).toBeGreaterThan(before);
+    expect(totals()).toEqual(countedTotals());
+    const loaded = indexEntries();
+    db.exec("INSERT INTO contact_words (contact_words) VALUES ('delete-all')");
+    db.exec(indexContactWordsSql('1'));
+    expect(indexEntries()).toEqual(loaded);
+  });
+
   it('restores the per-row triggers, for every write after the load', async () => {
     const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").all() as { name: string }[]).map(
       (row) => row.name,

@@ -34,6 +34,14 @@ const GET_CONTACT_SQL = `
   SELECT ${CONTACT_SELECT}, c.is_self, c.merged_into FROM contacts c
   WHERE c.owner_id = @owner AND c.id = (SELECT id FROM chain ORDER BY hops DESC LIMIT 1)`;
 
+/**
+ * Imports from this many contacts up run as a bulk load. A bulk load drops and restores triggers, a schema change:
+ * every other connection prepares its statements again, and one preparing a statement on the search table at that
+ * moment can fail (SQLITE_SCHEMA from the virtual table's constructor; the sqlite3 shell gives up there). Below this,
+ * the per-row triggers cost less than that.
+ */
+const BULK_LOAD_MIN_CONTACTS = 10_000;
+
 const CONTACT_BY_ROWID_SQL = `SELECT ${CONTACT_SELECT} FROM contacts c WHERE c.rowid = ?`;
 
 export class SqliteContactStore extends ListedContacts implements ContactStore {
@@ -82,11 +90,12 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
   /** An import is a bulk load of its own, unless it is part of one. */
   async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<ImportOutcome> {
     const { bulkLoad } = this;
-    if (bulkLoad !== null) return this.writeLock.run(() => this.writeImport(bulkLoad, ownerId, records));
-    return SqliteBulkLoad.runNow(this.statements.db, this.writeLock, (load) => this.writeImport(load, ownerId, records));
+    if (bulkLoad === null && records.length >= BULK_LOAD_MIN_CONTACTS)
+      return SqliteBulkLoad.runNow(this.statements.db, this.writeLock, (load) => this.writeImport(load, ownerId, records));
+    return this.writeLock.run(() => this.writeImport(bulkLoad, ownerId, records));
   }
 
-  private writeImport(load: SqliteBulkLoad, ownerId: string, records: readonly ImportRecord[]): ImportOutcome {
+  private writeImport(load: SqliteBulkLoad | null, ownerId: string, records: readonly ImportRecord[]): ImportOutcome {
     const now = new Date().toISOString();
     const writer = new ContactWriter(this.statements, ownerId, now);
     let merged = 0;
@@ -94,7 +103,7 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
       const { id } = record.contact;
       writer.write(decideContactWrite(ownerId, record, id === null ? undefined : writer.existing(id), now));
     }
-    load.indexNewContacts();
+    load?.indexNewContacts();
     for (const { label, contact } of records) {
       if (contact.mergedInto === undefined) continue;
       try {
