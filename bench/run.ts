@@ -36,7 +36,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { decodeSyncToken, encodeSyncToken } from '../src/domain/changes.js';
 import { BIG_USER_EMAIL, SMALL_USER_EMAIL, shapeForScale, writeDataset } from './dataset.js';
-import { measureDeepRead, type DeepRead } from './deep-read.js';
+import { DEEP_READ_RUNS, measureDeepRead, type DeepRead } from './deep-read.js';
 import { writeResultsSection } from './results-file.js';
 
 const { values: args } = parseArgs({
@@ -620,7 +620,7 @@ async function main(): Promise<void> {
     '',
     table(results),
     '',
-    `The first read of a page near the end of the big network after a write (no sort keys remembered), in one process; the median of three fresh stores:`,
+    `The first read of a page near the end of the big network after a write (no sort keys remembered), in one process; the median of ${DEEP_READ_RUNS} fresh stores:`,
     '',
     '| database | read ms | longest event-loop block ms |',
     '|---|---:|---:|',
@@ -670,6 +670,8 @@ function scaleComparison(runs: ScaleFigures[]): string {
   const bigNetworkOf = (run: ScaleFigures) => run.results.find((r) => r.target === 'ceiling')!.scenario.replace(/^first page, /, '');
   const [smallBig, largeBig] = [bigNetworkOf(small), bigNetworkOf(large)];
   const bigName = (scenario: string) => scenario.replace(smallBig, 'big network').replace(largeBig, 'big network');
+  // wrk leaves out requests that time out (2 s): a run with none answered has no latency to compare.
+  const latency = (run: Measurement, value: number) => (run.rps === 0 ? '—' : value.toFixed(2));
   const lines = [
     `| service | scenario | p50 ms, scale ${small.scale} | p50 ms, scale ${large.scale} | p99 ms, scale ${small.scale} | p99 ms, scale ${large.scale} | req/s, scale ${small.scale} | req/s, scale ${large.scale} | p99 growth |`,
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -677,8 +679,6 @@ function scaleComparison(runs: ScaleFigures[]): string {
   for (const row of small.results.filter(comparedAcrossScales)) {
     const other = large.results.find((r) => r.target === row.target && bigName(r.scenario) === bigName(row.scenario));
     if (!other) continue;
-    // wrk leaves out requests that time out (2 s): a run with none answered has no latency to compare.
-    const latency = (run: Measurement, value: number) => (run.rps === 0 ? '—' : value.toFixed(2));
     const growth = other.p99 / row.p99;
     const growthCell =
       other.rps === 0 || row.rps === 0

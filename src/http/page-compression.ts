@@ -15,7 +15,7 @@ const CACHE_BYTES = 64 * 1024 * 1024;
 /**
  * Bytes of hot pages kept as they are, for clients that take no coding: about 140 pages of 50 contacts. Apart from the
  * compressed pages, so that random pages, each read often enough over time, cannot fill the compressed cache with
- * copies three times their size (they did: 40 MB more per worker, and the network's pages no longer fit).
+ * copies three times their size (they did: about 30 MB more per worker in the bench, and the network's pages no longer fit).
  */
 const PLAIN_BYTES = 4 * 1024 * 1024;
 
@@ -87,8 +87,8 @@ export interface EncodedPage {
  * Listing pages kept compressed, by page key (owner, listing version, limit, offset): a 99k-contact network's pages
  * take about 21 MB in gzip 3 against 65 MB as they are. A page read once is compressed fast (gzip 3, on the thread
  * pool) and kept, so the next read, in any coding, sends bytes without reading the page again: a client that takes no
- * coding gets it decompressed on the thread pool, which costs less than the database read and keeps the event loop
- * free. A page read HOT_READS times is compressed once more in the background, smaller (Brotli 5), or kept as it is
+ * coding gets it decompressed (bounded work, on the event loop: see decompressPage), which costs less than the database
+ * read. A page read HOT_READS times is compressed once more in the background, smaller (Brotli 5), or kept as it is
  * too, in a cache of its own, when its readers take no coding. Keys carry the owner's listing version, so a write makes
  * every stale entry unreachable.
  */

@@ -121,6 +121,19 @@ describe('PagedListing', () => {
     expect(calls.indexOf('event loop')).toBeLessThan(calls.indexOf(chunks[8]!));
   });
 
+  it('starts over from the new state when a write lands between two chunks of sort keys, and reads the right page', async () => {
+    const { source, calls, bump } = memorySource(2_000);
+    const sortKeys = source.sortKeys.bind(source);
+    let chunks = 0;
+    // The second chunk is read after a write: its keys belong to a state the first chunk's do not.
+    const written: PageSource = { ...source, sortKeys: async (...args) => ((chunks += 1) === 2 && bump(), sortKeys(...args)) };
+    const listing = new PagedListing(written, { stride: 10 });
+    expect(await read(listing, { limit: 2, offset: 1_500 })).toMatchObject({ data: ids(1_500, 2), returned: 2, version: 2 });
+    // Chunk 1 at version 1, chunk 2 refused (version 2), then chunks 1 to 4 again at version 2.
+    expect(calls.filter((call) => call.startsWith('sortKeys'))).toHaveLength(6);
+    expect(calls.filter((call) => call === 'state')).toHaveLength(2);
+  });
+
   it('rebuilds the remembered keys after a write', async () => {
     const { source, calls, bump } = memorySource(300);
     const listing = new PagedListing(source, { stride: 100 });

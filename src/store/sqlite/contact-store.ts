@@ -87,7 +87,7 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
     return rows.map(decodeContact);
   }
 
-  /** An import is a bulk load of its own, unless it is part of one. */
+  /** An import joins the bulk load it is part of; otherwise it is one of its own when large, and writes row by row when not. */
   async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<ImportOutcome> {
     const { bulkLoad } = this;
     if (bulkLoad === null && records.length >= BULK_LOAD_MIN_CONTACTS)
