@@ -130,7 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     database,
     databaseRead: read('DATABASE_READ_URL', () => parseReadReplicaUrl(env.DATABASE_READ_URL, database)),
-    host: env.HOST?.trim() || '127.0.0.1',
+    host: env.HOST?.trim() || DEFAULT_HOST,
     port,
     apiKeyPrefix: read('API_KEY_PREFIX', () => parseKeyPrefix(env.API_KEY_PREFIX)),
     logLevel: read('LOG_LEVEL', () => parseLogLevel(env.LOG_LEVEL)),
@@ -172,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 const MAX_WORKERS = 64;
 export const DEFAULT_PORT = 3000;
+export const DEFAULT_HOST = '127.0.0.1';
 
 /** A worker count for `serve --workers`, 1–64. */
 export function parseWorkerCount(text: string, name: string): number {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runBin } from '../support/cli.js';
+import { freePort } from '../support/oauth-client.js';
 
 describe('the commands a user is shown work from any directory', () => {
   const folder = mkdtempSync(join(tmpdir(), 'contacts-anywhere-'));
@@ -16,16 +17,18 @@ describe('the commands a user is shown work from any directory', () => {
     expect(Object.keys(manifest.bin)).toEqual(['contacts-read-api']);
   });
 
-  it('demo prints a serve command with absolute paths that serves the demo data from another directory', async () => {
+  it('demo prints a serve command with absolute paths that serves the demo data from another directory, where its curl line points', async () => {
     const databaseUrl = `file:${join(folder, 'contacts.db')}`;
-    const demo = await runBin({ DATABASE_URL: databaseUrl, PORT: '0' }, 'demo', '--json');
+    const port = await freePort();
+    const demo = await runBin({ DATABASE_URL: databaseUrl, PORT: String(port) }, 'demo', '--json');
     expect(demo.code).toBe(0);
-    const { serve, key } = JSON.parse(demo.stdout) as { serve: string; key: string };
-    expect(serve).toMatch(/^DATABASE_URL=file:\/\S+ node \/\S+\/dist\/cli\/main\.js serve$/);
+    const { serve, key, curl } = JSON.parse(demo.stdout) as { serve: string; key: string; curl: string };
+    expect(serve).toMatch(new RegExp(`^DATABASE_URL=file:/\\S+ node /\\S+/dist/cli/main\\.js serve --port ${port}$`));
 
-    const { DATABASE_URL: _unset, ...environment } = process.env;
-    // As a user pastes it into a shell; in a group of its own, so the shell and the server stop together.
-    const server = spawn('sh', ['-c', `${serve} --port 0 --workers 1`], {
+    // Pasted into a shell that has neither variable: the command alone says where to listen.
+    const { DATABASE_URL: _database, PORT: _port, HOST: _host, ...environment } = process.env;
+    // In a group of its own, so the shell and the server stop together.
+    const server = spawn('sh', ['-c', `${serve} --workers 1`], {
       cwd: '/',
       env: environment,
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -35,6 +38,7 @@ describe('the commands a user is shown work from any directory', () => {
     server.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     try {
       const url = await vi.waitFor(async () => /listening on (http:\/\/\S+)/.exec(stderr)![1]!, { timeout: 20_000, interval: 25 });
+      expect(curl).toContain(`"${url}/api/v1/contacts?limit=2"`);
       const response = await fetch(`${url}/api/v1/contacts?limit=1`, { headers: { authorization: `Bearer ${key}` } });
       expect(response.status).toBe(200);
       expect(((await response.json()) as { pagination: { total: number } }).pagination.total).toBe(300);

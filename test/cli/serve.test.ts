@@ -11,7 +11,7 @@ describeEachBackend('contacts-api demo and serve, as separate processes', (db) =
   let server: ChildProcess;
   let exited: Promise<unknown[]>;
   let baseUrl: string;
-  let demo: { user: string; key: string; contacts: number; curl: string };
+  let demo: { user: string; key: string; key_id: string; contacts: number; curl: string };
   const env = () => ({ DATABASE_URL: db().databaseUrl, API_KEY_PREFIX: 'cnt', LOG_LEVEL: 'warn', WORKERS: '1' });
   const list = (key: string, query = '') => fetch(`${baseUrl}/api/v1/contacts${query}`, { headers: { authorization: `Bearer ${key}` } });
 
@@ -54,12 +54,18 @@ describeEachBackend('contacts-api demo and serve, as separate processes', (db) =
     expect(body.data).toHaveLength(50);
   });
 
-  it('demo run again keeps the same contacts and prints a new working key', async () => {
+  it('demo run again keeps the same contacts, prints a new working key and revokes the one it replaces', async () => {
     const again = JSON.parse((await runBin(env(), 'demo', '--json')).stdout);
     expect(again.contacts).toBe(300);
     expect(again.key).not.toBe(demo.key);
+    expect(again.revoked_keys).toEqual([demo.key_id]);
     expect((await list(again.key)).status).toBe(200);
-    expect((await list(demo.key)).status).toBe(200);
+    await vi.waitFor(async () => expect((await list(demo.key)).status).toBe(401), WITHIN_ONE_SECOND);
+
+    const third = await runBin(env(), 'demo');
+    expect(third.stdout).toContain(`Revoked the previous demo key ${again.key_id}: one demo key is active at a time.`);
+    const { keys } = JSON.parse((await runBin(env(), 'keys', 'list', '--user', demo.user, '--json')).stdout);
+    expect(keys.map((key: { status: string }) => key.status)).toEqual(['revoked', 'revoked', 'active']);
   });
 
   it('sees revocation, plan changes, merges and imports made with the CLI within one second', async () => {

@@ -1,31 +1,41 @@
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import type { DatabaseTarget } from '../../store/open-store.js';
+import { DEFAULT_HOST, type Config } from '../../config.js';
 import { generateApiKey, hashApiKey } from '../../domain/api-key.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
 import type { Store, User } from '../../store/store.js';
 import { withStore } from '../context.js';
+import { keyStatus } from './keys.js';
 import { print, type CliIo } from '../io.js';
 
 export const DEMO_EMAIL = 'demo@example.com';
 const DEMO_CONTACTS = 300;
 const DEMO_DUPLICATES = 12;
+/** The label of the key the demo prints: the demo keeps one such key active. */
+const DEMO_KEY_LABEL = 'demo';
 
 export function registerDemoCommand(program: Command, io: CliIo): void {
   program
     .command('demo')
-    .description('create (once) a Pro demo user with generated contacts, and print a fresh key and a curl line')
+    .description('create (once) a Pro demo user with generated contacts; print a fresh key, revoking the last one, and a curl line')
     .option('--json', 'print one JSON object')
     .action(async (options: { json?: boolean }) => {
       const result = await withStore(io, async (store, config) => {
         const user = await ensureDemoUser(store);
         const key = generateApiKey(config.apiKeyPrefix);
-        await store.keys.create({ ownerId: user.id, label: 'demo', scopes: [CONTACTS_READ], secretHash: hashApiKey(key), expiresAt: null });
+        const created = await store.keys.create({
+          ownerId: user.id,
+          label: DEMO_KEY_LABEL,
+          scopes: [CONTACTS_READ],
+          secretHash: hashApiKey(key),
+          expiresAt: null,
+        });
+        const revoked = await revokeOtherDemoKeys(store, user.id, created.id);
         const total = (await store.contacts.listPage(user.id, { limit: 1, offset: 0 })).total;
         const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
         const base = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
         const curl = `curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/contacts?limit=2"`;
-        return { user: user.email, key, contacts: total, curl, serve: serveCommand(config.database) };
+        return { user: user.email, key, key_id: created.id, revoked_keys: revoked, contacts: total, curl, serve: serveCommand(config) };
       });
       print(
         io,
@@ -34,11 +44,22 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
         [
           `Demo user ${result.user} (pro) has ${result.contacts} contacts.`,
           `API key (shown only now): ${result.key}`,
+          ...result.revoked_keys.map((id) => `Revoked the previous demo key ${id}: one demo key is active at a time.`),
           `With the server running (${result.serve}), try:`,
           `  ${result.curl}`,
         ].join('\n'),
       );
     });
+}
+
+/** Revokes the demo user's other active demo keys, so that running the demo again leaves one; returns their ids. */
+async function revokeOtherDemoKeys(store: Store, demoUserId: string, keptKeyId: string): Promise<string[]> {
+  const now = Date.now();
+  const replaced = (await store.keys.listForOwner(demoUserId)).filter(
+    (record) => record.label === DEMO_KEY_LABEL && record.id !== keptKeyId && keyStatus(record, now) === 'active',
+  );
+  for (const record of replaced) await store.keys.revoke(record.id);
+  return replaced.map((record) => record.id);
 }
 
 async function ensureDemoUser(store: Store): Promise<User> {
@@ -60,10 +81,12 @@ async function ensureDemoUser(store: Store): Promise<User> {
 }
 
 /**
- * The command that serves this database, runnable from any directory: the built CLI and the database by absolute
- * path (a PostgreSQL URL is not repeated, as it may hold a password).
+ * The command that serves this database where the curl line points, runnable from any directory and whatever the
+ * shell's PORT and HOST: the built CLI and the database by absolute path (a PostgreSQL URL is not repeated, as it
+ * may hold a password), the port always and the address when it is not the default.
  */
-function serveCommand(database: DatabaseTarget): string {
-  const cli = `node ${fileURLToPath(new URL('../main.js', import.meta.url))} serve`;
-  return database.kind === 'sqlite' ? `DATABASE_URL=file:${database.path} ${cli}` : `${cli}, with the same DATABASE_URL`;
+function serveCommand(config: Config): string {
+  const address = config.host === DEFAULT_HOST ? '' : ` --host ${config.host}`;
+  const cli = `node ${fileURLToPath(new URL('../main.js', import.meta.url))} serve${address} --port ${config.port}`;
+  return config.database.kind === 'sqlite' ? `DATABASE_URL=file:${config.database.path} ${cli}` : `${cli}, with the same DATABASE_URL`;
 }
