@@ -6,6 +6,7 @@ import { RATE_LIMIT_WINDOW_MS, type WindowHit } from '../domain/rate-limit.js';
 import { listenForMetrics } from '../http/metrics-endpoint.js';
 import { flushLogs } from '../log-destination.js';
 import { createMemoryCounter } from '../rate-limit/memory-counter.js';
+import { onShutdownSignals, type ShutdownSignal } from '../shutdown-signals.js';
 import { openStore } from '../store/open-store.js';
 import { answerWorkers } from './ipc.js';
 import { restartDelayMs, STABLE_WORKER_MS } from './restart-backoff.js';
@@ -24,7 +25,8 @@ const WORKER_KILL_GRACE_MS = 1_000;
  * applies migrations once, counts rate-limit hits for all workers when there is no Redis, serves the workers'
  * aggregated metrics, and replaces a worker that exits (with backoff while they keep failing). A worker that cannot
  * listen at all (the port is taken) stops the service with that one line. On SIGTERM/SIGINT every worker shuts down
- * gracefully, and one that overruns SHUTDOWN_TIMEOUT_MS is killed; a second signal kills them all at once.
+ * gracefully, and one that overruns SHUTDOWN_TIMEOUT_MS is killed; a second signal (not the first one's echo, see
+ * ECHO_WINDOW_MS) kills them all at once.
  */
 export async function runPrimary(config: Config, workers: number, logger: Logger, announce: (line: string) => void): Promise<number> {
   const store = await openStore(config.database);
@@ -138,13 +140,12 @@ function superviseWorkers(config: Config, workers: number, logger: Logger, annou
     }
     finishWhenAllExited();
   }
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (!stopping) return stop(signal);
+  const stopNow = (signal: ShutdownSignal) => {
     logger.warn({ signal }, 'second signal during shutdown; killing the workers now');
     exitCode = 1;
     killAll();
   };
-  process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
+  onShutdownSignals((signal) => (stopping ? stopNow(signal) : stop(signal)), stopNow);
 
   for (let index = 0; index < workers; index += 1) fork();
   return finished;

@@ -1,5 +1,6 @@
 import { flushLogs } from '../log-destination.js';
 import type { RunningServer } from '../server.js';
+import { SHUTDOWN_SIGNALS } from '../shutdown-signals.js';
 
 /**
  * How the primary tells a worker to shut down gracefully. Workers ignore signals: a Ctrl-C reaches every process
@@ -20,8 +21,7 @@ export function isFatalStartMessage(message: unknown): message is FatalStartMess
 
 /** Resolves when the primary asks this worker to shut down, or goes away. Workers ignore signals (see SHUTDOWN_MESSAGE). */
 export function primaryShutdownRequest(): Promise<void> {
-  const ignore = () => undefined;
-  process.on('SIGINT', ignore).on('SIGTERM', ignore);
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => undefined);
   return new Promise((resolve) => {
     process.on('message', (message) => message === SHUTDOWN_MESSAGE && resolve());
     // A primary that died without asking (SIGKILL, crash) must not leave its workers serving.

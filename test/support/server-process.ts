@@ -18,11 +18,35 @@ export interface ServerProcess {
 }
 
 /** Starts `contacts-api serve --port 0` (or `port`) as its own process and waits until it listens. */
-export async function startServerProcess(env: NodeJS.ProcessEnv, port = 0): Promise<ServerProcess> {
+export function startServerProcess(env: NodeJS.ProcessEnv, port = 0): Promise<ServerProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], {
     env: { ...process.env, API_KEY_PREFIX: 'cnt', WORKERS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return watchServer(child, () => child.kill('SIGKILL'));
+}
+
+/**
+ * Runs `npm start` (the demo, then `serve`) as a terminal runs it: in a process group of its own, where a Ctrl-C
+ * (`ctrlC()`) reaches npm, the server and its workers at once. Resolves once a server process listens.
+ */
+export async function startWithNpmStart(env: NodeJS.ProcessEnv): Promise<ServerProcess & { ctrlC(): void }> {
+  const child = spawn('npm', ['start'], {
+    env: { ...process.env, API_KEY_PREFIX: 'cnt', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // the group has exited
+    }
+  };
+  return { ...(await watchServer(child, () => signalGroup('SIGKILL'))), ctrlC: () => signalGroup('SIGINT') };
+}
+
+async function watchServer(child: ChildProcess, killAll: () => void): Promise<ServerProcess> {
   let output = '';
   let log = '';
   const collect = (chunk: Buffer) => {
@@ -56,7 +80,7 @@ export async function startServerProcess(env: NodeJS.ProcessEnv, port = 0): Prom
     exited,
     kill: async () => {
       if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
+        killAll();
         await exited;
       }
     },

@@ -9,6 +9,7 @@ import { failWorkerStart, primaryShutdownRequest, stopWorker } from '../../clust
 import { flushLogs } from '../../log-destination.js';
 import { createLogger } from '../../logger.js';
 import { startServer, type RunningServer } from '../../server.js';
+import { onShutdownSignals, SHUTDOWN_SIGNALS, type ShutdownSignal } from '../../shutdown-signals.js';
 import type { CliIo } from '../io.js';
 
 /**
@@ -97,24 +98,39 @@ export function describeListenFailure(error: unknown, host: string, port: number
 
 /**
  * On SIGTERM/SIGINT (or a crash) the server stops accepting, in-flight requests finish, pools close, and the
- * process exits 0 — or 1 after SHUTDOWN_TIMEOUT_MS, a second signal, or a crash. Errors are logged through the
- * service logger only, which never writes their messages.
+ * process exits 0 — or 1 after SHUTDOWN_TIMEOUT_MS, a second signal (not the first one's echo, see ECHO_WINDOW_MS),
+ * or a crash. close-with-grace handles crashes, the timeout and other signals; SIGTERM and SIGINT come through
+ * onShutdownSignals, which tells an echo from a second request. Errors are logged through the service logger only,
+ * which never writes their messages.
  */
 function stopOnSignal(server: RunningServer, config: Config): void {
   const { logger } = server;
-  closeWithGrace(
+  let closing = false;
+  let shutdownSignal: ShutdownSignal | undefined;
+  const stopNow = (signal: NodeJS.Signals) => {
+    logger.warn({ signal }, 'second signal during shutdown; exiting now');
+    process.exit(1);
+  };
+  const graceful = closeWithGrace(
     {
       delay: config.shutdownTimeoutMs,
       logger: false,
+      skip: [...SHUTDOWN_SIGNALS],
       onTimeout: (delayMs) => logger.error({ delayMs }, 'shutdown timed out; exiting before in-flight requests finished'),
-      onSecondSignal: (signal) => logger.warn({ signal }, 'second signal during shutdown; exiting now'),
+      onSecondSignal: stopNow,
       onSecondError: (err) => logger.fatal({ err }, 'uncaught error during shutdown; exiting now'),
     },
     async ({ signal, err }) => {
+      closing = true;
       if (err) logger.fatal({ err }, 'uncaught error; shutting down');
-      else logger.info({ signal }, 'shutting down');
+      else logger.info({ signal: signal ?? shutdownSignal }, 'shutting down');
       await server.close();
       await flushLogs();
     },
   );
+  onShutdownSignals((signal) => {
+    if (closing) return stopNow(signal);
+    shutdownSignal = signal;
+    graceful.close();
+  }, stopNow);
 }
