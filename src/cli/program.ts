@@ -1,4 +1,5 @@
-import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Help, type Option } from 'commander';
 import { ConfigError } from '../config.js';
 import { PublicError } from '../domain/errors.js';
 import { registerBulkImportCommand } from './commands/bulk-import.js';
@@ -15,6 +16,8 @@ import type { CliIo } from './io.js';
 export function createProgram(io: CliIo): Command {
   const program = new Command('contacts-read-api')
     .description('Contacts Read API: serve the API and administer users, keys and contacts')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .configureHelp({ optionDescription: describeOption })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
@@ -32,6 +35,17 @@ export function createProgram(io: CliIo): Command {
     for (const sub of command.commands) sub.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   }
   return program;
+}
+
+/** The version in package.json, the same from src/ (tests) and dist/ (the bin). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+/** Commander's description of an option, with `(required)` for an option the command cannot run without. */
+function describeOption(this: Help, option: Option): string {
+  const description = Help.prototype.optionDescription.call(this, option);
+  return option.mandatory ? `${description} (required)` : description;
 }
 
 /** Runs the CLI and returns its exit code; every failure is one line on stderr, never a stack. */

@@ -5,6 +5,14 @@ export const USER_COLUMNS = ['id', 'email', 'name', 'plan', 'created_at'] as con
 /** The api_keys columns an ApiKeyRecord carries (never the secret's hash). */
 export const KEY_COLUMNS = ['id', 'owner_id', 'label', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'] as const;
 
+/**
+ * The select list of a UserWithKeyCount, from `users` aliased `u`: the key count reads the api_keys_owner index.
+ * `keysCount` wraps the count where a dialect needs it (PostgreSQL's bigint count would arrive as text).
+ */
+export function userWithKeyCountList(keysCount: (count: string) => string = (count) => count): string {
+  return `${columnList(USER_COLUMNS, 'u')}, ${keysCount('(SELECT count(*) FROM api_keys k WHERE k.owner_id = u.id)')} AS keys`;
+}
+
 /** `a, b`, or `t.a, t.b` with an alias: for a select list. */
 export function columnList(columns: readonly string[], alias?: string): string {
   return columns.map((column) => (alias === undefined ? column : `${alias}.${column}`)).join(', ');

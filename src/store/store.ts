@@ -13,6 +13,17 @@ export interface User {
   created_at: string;
 }
 
+/** A user as `users list` shows it: with how many keys the user has been given, whatever their status. */
+export interface UserWithKeyCount extends User {
+  keys: number;
+}
+
+/** A page of users, oldest first, and how many there are. */
+export interface UserPage {
+  users: UserWithKeyCount[];
+  total: number;
+}
+
 export interface ApiKeyRecord {
   id: string;
   owner_id: string;
@@ -88,6 +99,8 @@ export interface UserStore {
   /** Finds a user by id or by email (case-insensitive). */
   find(idOrEmail: string): Promise<User | null>;
   setPlan(userId: string, plan: BillingPlan): Promise<User>;
+  /** A page of every user, oldest first (created_at, then id). */
+  list(page: PageRequest): Promise<UserPage>;
 }
 
 export interface KeyStore {

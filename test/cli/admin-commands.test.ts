@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isWellFormedApiKey } from '../../src/domain/api-key.js';
 import { bearer, buildTestApp } from '../support/app.js';
@@ -62,6 +63,44 @@ describeEachBackend('contacts-api users, keys and migrate', (db) => {
       const result = await cli(url(), 'users', 'set-plan', '--user', 'nobody@example.com', '--plan', 'pro');
       expect(result.code).toBe(1);
       expect(result.stderr).toBe('error: No user with email or id "nobody@example.com"\n');
+    });
+  });
+
+  describe('users list', () => {
+    it('lists users oldest first with their key counts, a page at a time', async () => {
+      const before = (await cliJson(url(), 'users', 'list')).total as number;
+      const first = await cliJson(url(), 'users', 'create', '--email', email(), '--name', 'First', '--plan', 'pro');
+      const second = await cliJson(url(), 'users', 'create', '--email', email());
+      await cliJson(url(), 'keys', 'create', '--user', first.id);
+      const revoked = await cliJson(url(), 'keys', 'create', '--user', first.id);
+      await cliJson(url(), 'keys', 'revoke', revoked.id);
+
+      const listed = await cliJson(url(), 'users', 'list', '--offset', String(before));
+      expect(listed).toEqual({
+        users: [
+          { ...first, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), keys: 2 },
+          { ...second, created_at: expect.any(String), keys: 0 },
+        ],
+        total: before + 2,
+      });
+      expect(listed.users[0].created_at <= listed.users[1].created_at).toBe(true);
+      expect(await cliJson(url(), 'users', 'list', '--offset', String(before + 1), '--limit', '1')).toMatchObject({
+        users: [{ id: second.id }],
+        total: before + 2,
+      });
+
+      const human = await cli(url(), 'users', 'list', '--offset', String(before), '--limit', '1');
+      expect(human.stdout).toBe(
+        `${first.id}  ${first.email}  First  pro  created=${listed.users[0].created_at}  2 keys\n` +
+          `Users ${before + 1}-${before + 1} of ${before + 2} (--offset ${before + 1} for more)\n`,
+      );
+    });
+
+    it.each([
+      [['--limit', '0'], 'error: --limit must be an integer from 1 to 10000; got "0"\n'],
+      [['--offset', '-1'], 'error: --offset must be an integer from 0 to 2147483647; got "-1"\n'],
+    ])('refuses %j', async (args, message) => {
+      expect(await cli(url(), 'users', 'list', ...args)).toEqual({ code: 1, stdout: '', stderr: message });
     });
   });
 
@@ -154,6 +193,21 @@ describeEachBackend('contacts-api users, keys and migrate', (db) => {
         expect(result.stderr).toBe(`error: No key with id "${id}"\n`);
       }
     });
+  });
+});
+
+describe('contacts-api help and version', () => {
+  it('--help marks the options a command cannot run without', async () => {
+    const help = await cli('file::memory:', 'keys', 'create', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--user <email\|id>\s+the key’s owner \(required\)\n/);
+    expect(help.stdout).toMatch(/--label <label>\s+what the key is for\n/);
+    expect((await cli('file::memory:', 'users', 'set-plan', '--help')).stdout.match(/\(required\)/g)).toHaveLength(2);
+  });
+
+  it('--version prints the package’s version', async () => {
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect(await cli('file::memory:', '--version')).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 });
 

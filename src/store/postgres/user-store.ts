@@ -2,8 +2,9 @@ import type pg from 'pg';
 import type { BillingPlan } from '../../domain/billing-plan.js';
 import { InputError, NotFoundError } from '../../domain/errors.js';
 import { canonicalId, newId } from '../../domain/ids.js';
-import { columnList, USER_COLUMNS } from '../columns.js';
-import type { NewUser, User, UserStore } from '../store.js';
+import type { PageRequest } from '../../domain/pagination.js';
+import { columnList, USER_COLUMNS, userWithKeyCountList } from '../columns.js';
+import type { NewUser, User, UserPage, UserStore, UserWithKeyCount } from '../store.js';
 import { inTransaction, queryable } from './transaction.js';
 
 function isUniqueViolation(error: unknown): boolean {
@@ -58,5 +59,15 @@ export class PostgresUserStore implements UserStore {
     const row = rows[0];
     if (!row) throw new NotFoundError(`No user with id ${userId}`);
     return row;
+  }
+
+  async list(page: PageRequest): Promise<UserPage> {
+    const db = queryable(this.pool);
+    const { rows: users } = await db.query<UserWithKeyCount>(
+      `SELECT ${userWithKeyCountList((count) => `${count}::int`)} FROM users u ORDER BY u.created_at, u.id LIMIT $1::int OFFSET $2::int`,
+      [page.limit, page.offset],
+    );
+    const { rows } = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM users');
+    return { users, total: rows[0]!.total };
   }
 }

@@ -1,8 +1,9 @@
 import type { BillingPlan } from '../../domain/billing-plan.js';
 import { InputError, NotFoundError } from '../../domain/errors.js';
 import { canonicalId, newId } from '../../domain/ids.js';
-import { columnList, USER_COLUMNS } from '../columns.js';
-import type { NewUser, User, UserStore } from '../store.js';
+import type { PageRequest } from '../../domain/pagination.js';
+import { columnList, USER_COLUMNS, userWithKeyCountList } from '../columns.js';
+import type { NewUser, User, UserPage, UserStore, UserWithKeyCount } from '../store.js';
 import type { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 
@@ -54,5 +55,13 @@ export class SqliteUserStore implements UserStore {
     );
     if (!row) throw new NotFoundError(`No user with id ${userId}`);
     return row as User;
+  }
+
+  async list(page: PageRequest): Promise<UserPage> {
+    const users = this.statements
+      .get(`SELECT ${userWithKeyCountList()} FROM users u ORDER BY u.created_at, u.id LIMIT ? OFFSET ?`)
+      .all(page.limit, page.offset) as UserWithKeyCount[];
+    const { total } = this.statements.get('SELECT count(*) AS total FROM users').get() as { total: number };
+    return { users, total };
   }
 }
