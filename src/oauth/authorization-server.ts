@@ -6,6 +6,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { AuthError } from '../auth/authenticator.js';
 import { CONTACTS_READ } from '../domain/scopes.js';
 import type { OAuthStore } from '../store/store.js';
+import { clientMetadataProblem } from './client-metadata.js';
 import { renderOAuthErrorPage } from './consent-page.js';
 import { mcpResourceOf, type OAuthConfig } from './oauth-config.js';
 import { StoreAdapter } from './store-adapter.js';
@@ -124,6 +125,15 @@ async function buildAuthorizationServer(deps: AuthorizationServerDependencies): 
     jwks: { keys: [signingJwkFrom(signingSeed)] },
     scopes: SERVER_SCOPES,
     claims: { openid: ['sub'] },
+    extraClientMetadata: {
+      // Listed so that the validator runs on every client: at registration, when a stored one is loaded, and for a
+      // metadata document.
+      properties: ['client_name'],
+      validator: (_ctx, key, _value, metadata) => {
+        const problem = key === 'client_name' ? clientMetadataProblem(metadata) : null;
+        if (problem !== null) throw new errors.InvalidClientMetadata(problem);
+      },
+    },
     responseTypes: ['code'],
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
@@ -170,7 +180,8 @@ async function buildAuthorizationServer(deps: AuthorizationServerDependencies): 
     },
     features: {
       devInteractions: { enabled: false },
-      registration: { enabled: true },
+      // No RFC 7592 management, so no registration access token: a registration is one stored row.
+      registration: { enabled: true, issueRegistrationAccessToken: false },
       // A client revokes its own tokens only (RFC 7009 §2.1); another's is answered as if revoked, changing nothing.
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       rpInitiatedLogout: { enabled: false },

@@ -133,6 +133,56 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
     });
   });
 
+  describe('client registration', () => {
+    const register = (metadata: Record<string, unknown>) =>
+      app.inject({
+        method: 'POST',
+        url: '/oauth/register',
+        payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', ...metadata },
+      });
+    const storedClients = async () => {
+      const other = await openOtherConnection(db());
+      try {
+        return (await other.rows<{ n: number }>("SELECT COUNT(*) AS n FROM oauth_records WHERE kind = 'Client'"))[0]!.n;
+      } finally {
+        await other.close();
+      }
+    };
+
+    it('accepts http redirect URIs on loopback only (OAuth 2.1): any other host is invalid_redirect_uri and nothing is stored', async () => {
+      for (const uri of ['http://127.0.0.1:8080/cb', 'http://[::1]:8080/cb', 'http://localhost/cb', 'https://app.example/cb']) {
+        expect((await register({ redirect_uris: [uri] })).statusCode, uri).toBe(201);
+      }
+      const before = await storedClients();
+      for (const uri of ['http://evil.example/cb', 'http://10.0.0.1/cb', 'http://localhost.evil.example/cb']) {
+        const refused = await register({ redirect_uris: [REDIRECT, uri] });
+        expect(refused.statusCode, uri).toBe(400);
+        expect(refused.json()).toEqual({
+          error: 'invalid_redirect_uri',
+          error_description: `redirect_uris may use http only on loopback (127.0.0.1, [::1] or localhost); use https for ${uri}`,
+        });
+      }
+      expect(Number(await storedClients())).toBe(Number(before));
+    });
+
+    it('caps client_name at 200 characters and the whole metadata at 4 KB, with invalid_client_metadata', async () => {
+      expect((await register({ client_name: 'é'.repeat(200) })).statusCode).toBe(201);
+      const before = await storedClients();
+      const longName = await register({ client_name: 'x'.repeat(40_000) });
+      expect(longName.statusCode).toBe(400);
+      expect(longName.json()).toEqual({
+        error: 'invalid_client_metadata',
+        error_description: 'client_name must be at most 200 characters',
+      });
+      const manyUris = Array.from({ length: 150 }, (_, index) => `https://app.example/callback/${index}`);
+      const large = await register({ redirect_uris: manyUris });
+      expect(large.statusCode).toBe(400);
+      expect(large.json()).toMatchObject({ error: 'invalid_client_metadata' });
+      expect(large.json().error_description).toMatch(/^client metadata must be at most 4096 bytes of JSON; got \d+$/);
+      expect(Number(await storedClients())).toBe(Number(before));
+    });
+  });
+
   describe('authorization requests', () => {
     it('requires PKCE with S256: none, or plain, is sent back as invalid_request', async () => {
       for (const params of [{}, { code_challenge: pkce().challenge, code_challenge_method: 'plain' }] as Record<string, string>[]) {
