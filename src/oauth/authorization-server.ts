@@ -217,8 +217,11 @@ async function buildAuthorizationServer(deps: AuthorizationServerDependencies): 
     },
     // The consent page says "read your contacts": that is what is granted, whatever the request named. A token gets
     // the scopes its own request asks for out of the grant, so a client that asked for none gets a 403 naming the scope.
+    // A client a user approved is kept as long as the grant it gets; a metadata document's client has no record.
     approve: async (interaction, keyId) => {
-      const grant = new provider.Grant({ accountId: keyId, clientId: String(interaction.params.client_id) });
+      const clientId = String(interaction.params.client_id);
+      await new StoreAdapter('Client', store).keep(clientId, OAUTH_TTL_SECONDS.Grant);
+      const grant = new provider.Grant({ accountId: keyId, clientId });
       const requested = String(interaction.params.scope ?? '').split(' ');
       const serverScopes = requested.filter((scope) => SERVER_SCOPES.includes(scope));
       if (serverScopes.length > 0) grant.addOIDCScope(serverScopes.join(' '));

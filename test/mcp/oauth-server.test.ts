@@ -6,6 +6,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseOAuthConfig, type OAuthConfig } from '../../src/oauth/oauth-config.js';
+import { hashIdentifier } from '../../src/oauth/store-adapter.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { startDocumentServer } from '../support/oauth-client.js';
@@ -163,6 +164,25 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
         });
       }
       expect(Number(await storedClients())).toBe(Number(before));
+    });
+
+    it('keeps a client a day until a user approves it, then as long as its grant (365 days)', async () => {
+      const expiryOf = async (id: string) => {
+        const other = await openOtherConnection(db());
+        try {
+          const rows = await other.rows<{ expires_at: unknown }>(
+            "SELECT expires_at FROM oauth_records WHERE kind = 'Client' AND id_hash = ?",
+            hashIdentifier(id),
+          );
+          return (new Date(rows[0]!.expires_at as string).getTime() - Date.now()) / 86_400_000;
+        } finally {
+          await other.close();
+        }
+      };
+      const unapproved = (await register({ client_name: 'Never approved' })).json().client_id;
+      expect(await expiryOf(unapproved)).toBeCloseTo(1, 2);
+      await approve();
+      expect(await expiryOf(clientId)).toBeCloseTo(365, 2);
     });
 
     it('caps client_name at 200 characters and the whole metadata at 4 KB, with invalid_client_metadata', async () => {
