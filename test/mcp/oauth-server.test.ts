@@ -9,7 +9,7 @@ import { parseOAuthConfig, type OAuthConfig } from '../../src/oauth/oauth-config
 import { hashIdentifier } from '../../src/oauth/store-adapter.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
-import { startDocumentServer } from '../support/oauth-client.js';
+import { startConnectionCounter } from '../support/oauth-client.js';
 import { openOtherConnection } from '../support/other-connection.js';
 import { createKey, createUser } from '../support/seed.js';
 
@@ -373,19 +373,44 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
   });
 
   describe('client metadata documents', () => {
-    it('are not fetched from loopback or private addresses unless configured for tests', async () => {
-      const documents = await startDocumentServer(new Map([['/agent.json', () => ({})]]));
+    it('are never connected to on loopback or private addresses unless configured for tests: the address is checked first', async () => {
+      const listener = await startConnectionCounter();
       try {
-        const response = await authorize({
-          client_id: `${documents.origin}/agent.json`,
-          code_challenge: pkce().challenge,
-          code_challenge_method: 'S256',
+        for (const host of ['127.0.0.1', 'localhost', '[::ffff:127.0.0.1]', '127.1']) {
+          const response = await authorize({
+            client_id: `https://${host}:${listener.port}/agent.json`,
+            code_challenge: pkce().challenge,
+            code_challenge_method: 'S256',
+          });
+          expect(response.statusCode, host).toBe(400);
+          expect(response.body).toContain('invalid_client');
+        }
+        expect(listener.connections()).toBe(0);
+      } finally {
+        await listener.close();
+      }
+    });
+
+    it('are fetched once for an authorization that fails, not again by its error handler', async () => {
+      const listener = await startConnectionCounter();
+      const testing = await buildTestApp(db().store, { oauth: oauthConfig({ clientMetadataAllowPrivate: true }) });
+      try {
+        const response = await testing.inject({
+          method: 'GET',
+          url: `/oauth/authorize?${new URLSearchParams({
+            response_type: 'code',
+            client_id: `https://127.0.0.1:${listener.port}/agent.json`,
+            redirect_uri: REDIRECT,
+            code_challenge: pkce().challenge,
+            code_challenge_method: 'S256',
+          })}`,
         });
         expect(response.statusCode).toBe(400);
         expect(response.body).toContain('invalid_client');
-        expect(documents.fetched).toEqual([]);
+        expect(listener.connections()).toBe(1);
       } finally {
-        await documents.close();
+        await testing.close();
+        await listener.close();
       }
     });
 
