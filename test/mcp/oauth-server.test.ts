@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
 import { parseOAuthConfig, type OAuthConfig } from '../../src/oauth/oauth-config.js';
+import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import { hashIdentifier } from '../../src/oauth/store-adapter.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
@@ -200,6 +202,68 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
       expect(large.json()).toMatchObject({ error: 'invalid_client_metadata' });
       expect(large.json().error_description).toMatch(/^client metadata must be at most 4096 bytes of JSON; got \d+$/);
       expect(Number(await storedClients())).toBe(Number(before));
+    });
+  });
+
+  describe('rate limits per client address', () => {
+    let limited: FastifyInstance;
+    beforeAll(async () => {
+      limited = await buildTestApp(db().store, {
+        oauth: oauthConfig(),
+        rateLimit: {
+          perMinute: 0,
+          oauth: { registrationsPerMinute: 2, authorizationsPerMinute: 3 },
+          counter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }),
+        },
+      });
+    });
+    afterAll(async () => {
+      await limited.close();
+    });
+    const registerFrom = (remoteAddress: string, url = '/oauth/register') =>
+      limited.inject({ method: 'POST', url, remoteAddress, payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } });
+    const expectRefused = (response: LightMyRequestResponse, policy: string) => {
+      expect(response.statusCode).toBe(429);
+      expect(response.json()).toEqual({ error: 'Rate limit exceeded' });
+      expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
+      expect(response.headers['ratelimit-policy']).toBe(policy);
+    };
+
+    it('refuses registrations over the limit with 429 and Retry-After, whatever the path’s case; another address has its own', async () => {
+      expect((await registerFrom('192.0.2.1')).statusCode).toBe(201);
+      expect((await registerFrom('192.0.2.1', '/oauth/Register/')).statusCode).toBe(201);
+      expectRefused(await registerFrom('192.0.2.1'), '"oauth-registration";q=2;w=60');
+      expect((await registerFrom('192.0.2.2')).statusCode).toBe(201);
+      // An IPv6 host holds a /64: its addresses share one count.
+      expect((await registerFrom('2001:db8:1:2::a')).statusCode).toBe(201);
+      expect((await registerFrom('2001:db8:1:2::b')).statusCode).toBe(201);
+      expectRefused(await registerFrom('2001:db8:1:2:ffff::c'), '"oauth-registration";q=2;w=60');
+    });
+
+    it('counts authorization requests and pushed ones against one limit', async () => {
+      const remoteAddress = '192.0.2.9';
+      const query = () =>
+        new URLSearchParams({
+          response_type: 'code',
+          client_id: clientId,
+          redirect_uri: REDIRECT,
+          code_challenge: pkce().challenge,
+          code_challenge_method: 'S256',
+        });
+      expect((await limited.inject({ method: 'GET', url: `/oauth/authorize?${query()}`, remoteAddress })).statusCode).toBe(303);
+      expect((await limited.inject({ method: 'GET', url: `/oauth/Authorize/?${query()}`, remoteAddress })).statusCode).toBe(303);
+      const pushed = await limited.inject({
+        method: 'POST',
+        url: '/oauth/par',
+        remoteAddress,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: query().toString(),
+      });
+      expect(pushed.statusCode).toBe(201);
+      expectRefused(
+        await limited.inject({ method: 'GET', url: `/oauth/authorize?${query()}`, remoteAddress }),
+        '"oauth-authorization";q=3;w=60',
+      );
     });
   });
 
