@@ -42,6 +42,8 @@ export function createOutgoingFetch(options: { allowPrivate: boolean }) {
       method: init.method ?? 'GET',
       headers: Object.fromEntries(new Headers(init.headers)),
       signal: init.signal ?? undefined,
+      // A socket of its own each time, so that every connection is made through the check (no pooled one is reused).
+      agent: false,
       ...(options.allowPrivate ? {} : { lookup: lookupPublicOnly }),
     };
     return new Promise((settle, fail) => {
@@ -52,7 +54,7 @@ export function createOutgoingFetch(options: { allowPrivate: boolean }) {
         }
         const status = response.statusCode ?? 502;
         // Only a 200's body is read: the provider refuses every other status, and some (204, 304) may have none.
-        if (status !== 200) response.resume();
+        if (status !== 200) response.destroy();
         const body = status === 200 ? (Readable.toWeb(response) as ReadableStream<Uint8Array>) : null;
         settle(new Response(body, { status, headers }));
       });
