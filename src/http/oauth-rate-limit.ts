@@ -46,7 +46,7 @@ function limitedEndpointOf(request: FastifyRequest): LimitedEndpoint | null {
 }
 
 /** An IPv4 address, or an IPv6 address's /64: one host usually holds a whole /64, and would otherwise have 2^64 limits. */
-export function clientAddressKey(ip: string): string {
+function clientAddressKey(ip: string): string {
   if (!ipaddr.isValid(ip)) return ip;
   const address = ipaddr.process(ip);
   if (address.kind() === 'ipv4') return address.toString();

@@ -3,7 +3,7 @@ export const MAX_CLIENT_NAME_CHARACTERS = 200;
 /** A client's whole metadata as kept (every registration is a row for at least a day): a few redirect URIs and names. */
 export const MAX_CLIENT_METADATA_BYTES = 4096;
 
-/** OAuth 2.1 §8.4.2 and the MCP authorization spec: an `http` redirect URI must point at the user's own machine. */
+/** OAuth 2.1 and the MCP authorization spec: an `http` redirect URI must point at the user's own machine. */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
