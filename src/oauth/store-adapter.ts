@@ -18,7 +18,7 @@ const CREDENTIAL_KINDS = new Set([
  * Records oidc-provider keeps without an expiry of their own (registered clients) are kept a day: a client that no user
  * approved within it is gone, so a flood of registrations does not stay. Approval keeps it longer (`keep`).
  */
-export const UNAPPROVED_CLIENT_SECONDS = 86_400;
+const UNAPPROVED_CLIENT_SECONDS = 86_400;
 
 /** The SHA-256 of an identifier: what the database keys a code, token, session or interaction by. */
 export function hashIdentifier(id: string): string {
