@@ -21,7 +21,7 @@ export interface Config {
   readonly apiKeyPrefix: string;
   /** LOG_LEVEL (default info): fatal, error, warn, info, debug, trace or silent. */
   readonly logLevel: string;
-  /** Per-key rate limit: RATE_LIMIT_PER_MINUTE, REDIS_URL, RATE_LIMIT_REDIS_PREFIX. */
+  /** Rate limits: RATE_LIMIT_PER_MINUTE, OAUTH_REGISTRATIONS_PER_MINUTE, OAUTH_AUTHORIZATIONS_PER_MINUTE, REDIS_URL, RATE_LIMIT_REDIS_PREFIX. */
   readonly rateLimit: RateLimitConfig;
   /** Where GET /metrics is served: METRICS_PORT and METRICS_HOST, or METRICS_TOKEN; neither → not served. */
   readonly metrics: MetricsConfig;
@@ -91,6 +91,10 @@ export interface RateLimitConfig {
   readonly redisUrl: string | null;
   /** Prefix of the Redis keys (default `contacts-api:rate-limit:`), so deployments can share a Redis. */
   readonly redisPrefix: string;
+  /** OAuth client registrations per client address per minute (default 20); 0 turns that limit off. */
+  readonly oauthRegistrationsPerMinute: number;
+  /** OAuth authorization requests (`/oauth/authorize`, `/oauth/par`) per client address per minute (default 60); 0 = off. */
+  readonly oauthAuthorizationsPerMinute: number;
 }
 
 export interface MetricsConfig {
@@ -106,6 +110,8 @@ export interface MetricsConfig {
 export type TrustProxy = boolean | readonly string[];
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+export const DEFAULT_OAUTH_REGISTRATIONS_PER_MINUTE = 20;
+export const DEFAULT_OAUTH_AUTHORIZATIONS_PER_MINUTE = 60;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 export const DEFAULT_KEY_CACHE_TTL_MS = 500;
 export const DEFAULT_LISTING_CACHE_TTL_MS = 250;
@@ -138,6 +144,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perMinute: read('RATE_LIMIT_PER_MINUTE', () => parseInteger(env.RATE_LIMIT_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE, 0, 1_000_000)),
       redisUrl: read('REDIS_URL', () => parseRedisUrl(env.REDIS_URL)),
       redisPrefix: read('RATE_LIMIT_REDIS_PREFIX', () => parseRedisPrefix(env.RATE_LIMIT_REDIS_PREFIX)),
+      oauthRegistrationsPerMinute: read('OAUTH_REGISTRATIONS_PER_MINUTE', () =>
+        parseInteger(env.OAUTH_REGISTRATIONS_PER_MINUTE, DEFAULT_OAUTH_REGISTRATIONS_PER_MINUTE, 0, 1_000_000),
+      ),
+      oauthAuthorizationsPerMinute: read('OAUTH_AUTHORIZATIONS_PER_MINUTE', () =>
+        parseInteger(env.OAUTH_AUTHORIZATIONS_PER_MINUTE, DEFAULT_OAUTH_AUTHORIZATIONS_PER_MINUTE, 0, 1_000_000),
+      ),
     }),
     metrics: read('METRICS_TOKEN', () => parseMetrics(env)),
     workers: read('WORKERS', () => (isUnset(env.WORKERS) ? null : parseInteger(env.WORKERS, 1, 1, MAX_WORKERS))),

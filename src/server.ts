@@ -93,10 +93,17 @@ export async function startServer(
       new AggregatorRegistry();
       AggregatorRegistry.setRegistries([metrics.registry]);
     }
-    const { perMinute } = config.rateLimit;
-    if (perMinute > 0) {
+    const {
+      perMinute,
+      oauthRegistrationsPerMinute: registrationsPerMinute,
+      oauthAuthorizationsPerMinute: authorizationsPerMinute,
+    } = config.rateLimit;
+    if (Math.max(perMinute, registrationsPerMinute, authorizationsPerMinute) > 0) {
       counter = options.worker && config.rateLimit.redisUrl === null ? createPrimaryCounter() : await openRequestCounter(config.rateLimit);
-      logger.info({ perMinute, counter: counter.kind }, 'rate limit per API key');
+      logger.info(
+        { perMinute, registrationsPerMinute, authorizationsPerMinute, counter: counter.kind },
+        'rate limits per API key and OAuth client address',
+      );
     }
     const app = await buildApp({
       store,
@@ -111,7 +118,7 @@ export async function startServer(
       ...(options.worker
         ? { metricsSource: { contentType: metrics.registry.contentType, metrics: () => askPrimary<string>({ kind: 'metrics' }) } }
         : {}),
-      ...(counter ? { rateLimit: { perMinute, counter } } : {}),
+      ...(counter ? { rateLimit: { perMinute, oauth: { registrationsPerMinute, authorizationsPerMinute }, counter } } : {}),
       http: {
         requestTimeoutMs: config.requestTimeoutMs,
         trustProxy: config.trustProxy,

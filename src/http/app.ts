@@ -24,6 +24,7 @@ import { handleError } from './errors.js';
 import { hostRefusal } from './host-header.js';
 import { InputError } from '../domain/errors.js';
 import { createMetrics, observeRequests, type Metrics } from './metrics.js';
+import { createOAuthRateLimiters, NO_OAUTH_RATE_LIMITS, type OAuthRateLimits } from './oauth-rate-limit.js';
 import { registerMetricsRoute, type MetricsSource } from './metrics-endpoint.js';
 import { trackAllowedMethods } from './method-not-allowed.js';
 import { openApiOptions } from './openapi-document.js';
@@ -52,8 +53,11 @@ export interface AppDependencies {
   metricsSource?: MetricsSource;
   /** How long the change feed's tokens stay followable; default 30 days (CHANGES_RETENTION_DAYS). */
   changesRetentionDays?: number;
-  /** Requests per key per minute and where they are counted; omitted (or 0 per minute) = no rate limit. */
-  rateLimit?: { perMinute: number; counter: RequestCounter };
+  /**
+   * Requests per key per minute, the OAuth endpoints' limits per client address, and where they are counted; omitted
+   * (or 0 per minute) = no rate limit.
+   */
+  rateLimit?: { perMinute: number; oauth?: OAuthRateLimits; counter: RequestCounter };
   http?: Partial<HttpOptions>;
   /** OAuth for /mcp (OAUTH_*); default: the embedded authorization server at http://localhost:3000. */
   oauth?: OAuthConfig;
@@ -162,7 +166,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       contactUrl: contactUrlFor(deps.contactUrlTemplate ?? null, oauth.issuer),
     });
   });
-  await registerOAuthRoutes(app, { config: oauth, server: authorizationServer, keys: deps.authenticator });
+  const { oauth: oauthLimits, counter } = deps.rateLimit ?? {};
+  await registerOAuthRoutes(app, {
+    config: oauth,
+    server: authorizationServer,
+    keys: deps.authenticator,
+    rateLimiters: oauthLimits && counter ? createOAuthRateLimiters(oauthLimits, counter, metrics) : NO_OAUTH_RATE_LIMITS,
+  });
   registerHealthRoutes(app, { store: deps.store });
   registerOpenApiRoute(app);
   registerDocsRoutes(app);

@@ -8,7 +8,6 @@ import type { Metrics } from './metrics.js';
 
 /** While the counter fails, its warning is logged at most this often (with how many were left out). */
 export const FAIL_OPEN_WARNING_INTERVAL_MS = 10_000;
-const POLICY_NAME = 'default';
 
 /**
  * Counts a request against its API key's limit, after authentication (so 401 and 403 never spend
@@ -33,6 +32,8 @@ export interface RateLimiter {
 export interface RateLimitOptions {
   /** Requests per key per minute; 0 turns rate limiting off. */
   perMinute: number;
+  /** The policy's name in the RateLimit headers; default `default` (the API key's). */
+  policy?: string;
   counter: RequestCounter;
   metrics: Metrics;
   now?: () => number;
@@ -50,10 +51,10 @@ export const noRateLimiter: RateLimiter = {
  * most once per FAIL_OPEN_WARNING_INTERVAL_MS.
  */
 export function createRateLimiter(options: RateLimitOptions): RateLimiter {
-  const { perMinute: limit, counter, metrics, now = Date.now } = options;
+  const { perMinute: limit, counter, metrics, policy: name = 'default', now = Date.now } = options;
   if (limit === 0) return noRateLimiter;
   const windowSeconds = RATE_LIMIT_WINDOW_MS / 1000;
-  const policy = `"${POLICY_NAME}";q=${limit};w=${windowSeconds}`;
+  const policy = `"${name}";q=${limit};w=${windowSeconds}`;
   const failOpenWarning = new ThrottledWarning(FAIL_OPEN_WARNING_INTERVAL_MS, now);
 
   const count: CountRequest = async (keyId, log) => {
@@ -72,7 +73,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
       // The policy still holds; only the count is unknown.
       return { allowed: true, headers: { 'ratelimit-policy': policy, 'x-ratelimit-limit': String(limit) } };
     }
-    const headers = rateLimitHeaders(policy, decision);
+    const headers = rateLimitHeaders(name, policy, decision);
     return decision.allowed ? { allowed: true, headers } : { allowed: false, headers, retryAfterSeconds: decision.resetSeconds };
   };
 
@@ -89,10 +90,10 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
 }
 
 /** The IETF headers (draft-ietf-httpapi-ratelimit-headers) and the legacy X-RateLimit-* trio. */
-function rateLimitHeaders(policy: string, decision: RateLimitDecision): Record<string, string> {
+function rateLimitHeaders(name: string, policy: string, decision: RateLimitDecision): Record<string, string> {
   return {
     'ratelimit-policy': policy,
-    ratelimit: `"${POLICY_NAME}";r=${decision.remaining};t=${decision.resetSeconds}`,
+    ratelimit: `"${name}";r=${decision.remaining};t=${decision.resetSeconds}`,
     'x-ratelimit-limit': String(decision.limit),
     'x-ratelimit-remaining': String(decision.remaining),
     'x-ratelimit-reset': String(decision.resetSeconds),

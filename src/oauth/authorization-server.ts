@@ -6,7 +6,9 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { AuthError } from '../auth/authenticator.js';
 import { CONTACTS_READ } from '../domain/scopes.js';
 import type { OAuthStore } from '../store/store.js';
+import { clientMetadataProblem } from './client-metadata.js';
 import { renderOAuthErrorPage } from './consent-page.js';
+import { createOutgoingFetch } from './outgoing-fetch.js';
 import { mcpResourceOf, type OAuthConfig } from './oauth-config.js';
 import { StoreAdapter } from './store-adapter.js';
 
@@ -124,6 +126,15 @@ async function buildAuthorizationServer(deps: AuthorizationServerDependencies): 
     jwks: { keys: [signingJwkFrom(signingSeed)] },
     scopes: SERVER_SCOPES,
     claims: { openid: ['sub'] },
+    extraClientMetadata: {
+      // Listed so that the validator runs on every client: at registration, when a stored one is loaded, and for a
+      // metadata document.
+      properties: ['client_name'],
+      validator: (_ctx, key, _value, metadata) => {
+        const problem = key === 'client_name' ? clientMetadataProblem(metadata) : null;
+        if (problem !== null) throw new errors.InvalidClientMetadata(problem);
+      },
+    },
     responseTypes: ['code'],
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
@@ -170,7 +181,8 @@ async function buildAuthorizationServer(deps: AuthorizationServerDependencies): 
     },
     features: {
       devInteractions: { enabled: false },
-      registration: { enabled: true },
+      // No RFC 7592 management, so no registration access token: a registration is one stored row.
+      registration: { enabled: true, issueRegistrationAccessToken: false },
       // A client revokes its own tokens only (RFC 7009 §2.1); another's is answered as if revoked, changing nothing.
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       rpInitiatedLogout: { enabled: false },
@@ -184,12 +196,9 @@ async function buildAuthorizationServer(deps: AuthorizationServerDependencies): 
           return { scope: CONTACTS_READ, audience: resource, accessTokenTTL: OAUTH_TTL_SECONDS.AccessToken, accessTokenFormat: 'opaque' };
         },
       },
-      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02', allowFetch: firstFetchInRequest() },
     },
-    ...(config.clientMetadataAllowPrivate
-      ? // The provider fetches with a dispatcher that refuses loopback and private addresses; tests serve documents there.
-        { fetch: (input, init) => fetch(input, { ...init, dispatcher: undefined } as RequestInit) }
-      : {}),
+    fetch: createOutgoingFetch({ allowPrivate: config.clientMetadataAllowPrivate }),
   };
   const provider = new Provider(config.issuer, configuration);
   // The provider builds its endpoints' URLs (and decides on secure cookies) from the request's host and protocol:
@@ -206,14 +215,33 @@ async function buildAuthorizationServer(deps: AuthorizationServerDependencies): 
     },
     // The consent page says "read your contacts": that is what is granted, whatever the request named. A token gets
     // the scopes its own request asks for out of the grant, so a client that asked for none gets a 403 naming the scope.
+    // A client a user approved is kept as long as the grant it gets; a metadata document's client has no record.
     approve: async (interaction, keyId) => {
-      const grant = new provider.Grant({ accountId: keyId, clientId: String(interaction.params.client_id) });
+      const clientId = String(interaction.params.client_id);
+      await new StoreAdapter('Client', store).keep(clientId, OAUTH_TTL_SECONDS.Grant);
+      const grant = new provider.Grant({ accountId: keyId, clientId });
       const requested = String(interaction.params.scope ?? '').split(' ');
       const serverScopes = requested.filter((scope) => SERVER_SCOPES.includes(scope));
       if (serverScopes.length > 0) grant.addOIDCScope(serverScopes.join(' '));
       grant.addResourceScope(resource, CONTACTS_READ);
       return grant.save();
     },
+  };
+}
+
+/**
+ * Lets a request fetch a client's metadata document once. When it cannot be had, the authorization endpoint's error
+ * handler looks the client up again, which fetched it a second time: twice the 2.5 s timeout for one request.
+ */
+function firstFetchInRequest(): (ctx: KoaContextWithOIDC | undefined, clientId: string) => Promise<boolean> {
+  const fetched = new WeakMap<object, Set<string>>();
+  return async (ctx, clientId) => {
+    if (ctx === undefined) return true;
+    const ids = fetched.get(ctx) ?? new Set<string>();
+    fetched.set(ctx, ids);
+    if (ids.has(clientId)) return false;
+    ids.add(clientId);
+    return true;
   };
 }
 

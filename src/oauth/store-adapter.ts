@@ -14,8 +14,11 @@ const CREDENTIAL_KINDS = new Set([
   'BackchannelAuthenticationRequest',
 ]);
 
-/** Records oidc-provider keeps without an expiry of their own (registered clients) are kept this long. */
-const UNEXPIRING_RECORD_SECONDS = 365 * 86_400;
+/**
+ * Records oidc-provider keeps without an expiry of their own (registered clients) are kept a day: a client that no user
+ * approved within it is gone, so a flood of registrations does not stay. Approval keeps it longer (`keep`).
+ */
+const UNAPPROVED_CLIENT_SECONDS = 86_400;
 
 /** The SHA-256 of an identifier: what the database keys a code, token, session or interaction by. */
 export function hashIdentifier(id: string): string {
@@ -38,7 +41,7 @@ export class StoreAdapter implements Adapter {
   async upsert(id: string, payload: AdapterPayload, expiresIn: number | undefined): Promise<void> {
     const { jti: _jti, ...withoutId } = payload;
     const stored = CREDENTIAL_KINDS.has(this.kind) ? withoutId : payload;
-    const seconds = expiresIn === undefined || expiresIn <= 0 ? UNEXPIRING_RECORD_SECONDS : expiresIn;
+    const seconds = expiresIn === undefined || expiresIn <= 0 ? UNAPPROVED_CLIENT_SECONDS : expiresIn;
     await this.store.save({
       kind: this.kind,
       idHash: hashIdentifier(id),
@@ -61,6 +64,12 @@ export class StoreAdapter implements Adapter {
   async findByUserCode(): Promise<AdapterPayload | undefined> {
     // Only the device flow looks records up by user code, and it is not enabled.
     return undefined;
+  }
+
+  /** Keeps a record `seconds` from now, unchanged otherwise; nothing happens when there is none (or it expired). */
+  async keep(id: string, seconds: number): Promise<void> {
+    const found = await this.store.find(this.kind, hashIdentifier(id), this.nowIso());
+    if (found !== null) await this.upsert(id, JSON.parse(found.payload) as AdapterPayload, seconds);
   }
 
   async consume(id: string): Promise<void> {

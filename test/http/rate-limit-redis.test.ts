@@ -30,6 +30,7 @@ describe.runIf(redisUrl !== null)('rate limit shared through Redis by two server
       REDIS_URL: redisUrl!,
       RATE_LIMIT_REDIS_PREFIX: prefix,
       RATE_LIMIT_PER_MINUTE: String(LIMIT),
+      OAUTH_REGISTRATIONS_PER_MINUTE: String(LIMIT),
       LOG_LEVEL: 'warn',
     };
     servers = await Promise.all([startServerProcess(env), startServerProcess(env)]);
@@ -59,6 +60,19 @@ describe.runIf(redisUrl !== null)('rate limit shared through Redis by two server
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(refused.headers.get('ratelimit')).toMatch(/^"default";r=0;t=\d+$/);
     }
+  });
+
+  it('counts OAuth registrations per client address across both instances too', async () => {
+    const statuses: number[] = [];
+    for (let sent = 0; sent < LIMIT + 2; sent += 1) {
+      const response = await fetch(`${servers[sent % 2]!.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:9/cb'], token_endpoint_auth_method: 'none' }),
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([...Array<number>(LIMIT).fill(201), 429, 429]);
   });
 });
 

@@ -5,10 +5,13 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
 import { parseOAuthConfig, type OAuthConfig } from '../../src/oauth/oauth-config.js';
+import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
+import { hashIdentifier } from '../../src/oauth/store-adapter.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
-import { startDocumentServer } from '../support/oauth-client.js';
+import { startConnectionCounter } from '../support/oauth-client.js';
 import { openOtherConnection } from '../support/other-connection.js';
 import { createKey, createUser } from '../support/seed.js';
 
@@ -130,6 +133,137 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
         client_id_metadata_document_supported: true,
       });
       expect(rfc8414.json().scopes_supported).toContain('contacts:read');
+    });
+  });
+
+  describe('client registration', () => {
+    const register = (metadata: Record<string, unknown>) =>
+      app.inject({
+        method: 'POST',
+        url: '/oauth/register',
+        payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', ...metadata },
+      });
+    const storedClients = async () => {
+      const other = await openOtherConnection(db());
+      try {
+        return (await other.rows<{ n: number }>("SELECT COUNT(*) AS n FROM oauth_records WHERE kind = 'Client'"))[0]!.n;
+      } finally {
+        await other.close();
+      }
+    };
+
+    it('accepts http redirect URIs on loopback only (OAuth 2.1): any other host is invalid_redirect_uri and nothing is stored', async () => {
+      for (const uri of ['http://127.0.0.1:8080/cb', 'http://[::1]:8080/cb', 'http://localhost/cb', 'https://app.example/cb']) {
+        expect((await register({ redirect_uris: [uri] })).statusCode, uri).toBe(201);
+      }
+      const before = await storedClients();
+      for (const uri of ['http://evil.example/cb', 'http://10.0.0.1/cb', 'http://localhost.evil.example/cb']) {
+        const refused = await register({ redirect_uris: [REDIRECT, uri] });
+        expect(refused.statusCode, uri).toBe(400);
+        expect(refused.json()).toEqual({
+          error: 'invalid_redirect_uri',
+          error_description: `redirect_uris may use http only on loopback (127.0.0.1, [::1] or localhost); use https for ${uri}`,
+        });
+      }
+      expect(Number(await storedClients())).toBe(Number(before));
+    });
+
+    it('keeps a client a day until a user approves it, then as long as its grant (365 days)', async () => {
+      const expiryOf = async (id: string) => {
+        const other = await openOtherConnection(db());
+        try {
+          const rows = await other.rows<{ expires_at: unknown }>(
+            "SELECT expires_at FROM oauth_records WHERE kind = 'Client' AND id_hash = ?",
+            hashIdentifier(id),
+          );
+          return (new Date(rows[0]!.expires_at as string).getTime() - Date.now()) / 86_400_000;
+        } finally {
+          await other.close();
+        }
+      };
+      const unapproved = (await register({ client_name: 'Never approved' })).json().client_id;
+      expect(await expiryOf(unapproved)).toBeCloseTo(1, 2);
+      await approve();
+      expect(await expiryOf(clientId)).toBeCloseTo(365, 2);
+    });
+
+    it('caps client_name at 200 characters and the whole metadata at 4 KB, with invalid_client_metadata', async () => {
+      expect((await register({ client_name: 'é'.repeat(200) })).statusCode).toBe(201);
+      const before = await storedClients();
+      const longName = await register({ client_name: 'x'.repeat(40_000) });
+      expect(longName.statusCode).toBe(400);
+      expect(longName.json()).toEqual({
+        error: 'invalid_client_metadata',
+        error_description: 'client_name must be at most 200 characters',
+      });
+      const manyUris = Array.from({ length: 150 }, (_, index) => `https://app.example/callback/${index}`);
+      const large = await register({ redirect_uris: manyUris });
+      expect(large.statusCode).toBe(400);
+      expect(large.json()).toMatchObject({ error: 'invalid_client_metadata' });
+      expect(large.json().error_description).toMatch(/^client metadata must be at most 4096 bytes of JSON; got \d+$/);
+      expect(Number(await storedClients())).toBe(Number(before));
+    });
+  });
+
+  describe('rate limits per client address', () => {
+    let limited: FastifyInstance;
+    beforeAll(async () => {
+      limited = await buildTestApp(db().store, {
+        oauth: oauthConfig(),
+        rateLimit: {
+          perMinute: 0,
+          oauth: { registrationsPerMinute: 2, authorizationsPerMinute: 3 },
+          counter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }),
+        },
+      });
+    });
+    afterAll(async () => {
+      await limited.close();
+    });
+    const registerFrom = (remoteAddress: string, url = '/oauth/register') =>
+      limited.inject({ method: 'POST', url, remoteAddress, payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } });
+    const expectRefused = (response: LightMyRequestResponse, policy: string) => {
+      expect(response.statusCode).toBe(429);
+      expect(response.json()).toEqual({ error: 'Rate limit exceeded' });
+      expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
+      expect(response.headers['ratelimit-policy']).toBe(policy);
+    };
+
+    it('refuses registrations over the limit with 429 and Retry-After, whatever the path’s case; another address has its own', async () => {
+      expect((await registerFrom('192.0.2.1')).statusCode).toBe(201);
+      expect((await registerFrom('192.0.2.1', '/oauth/Register/')).statusCode).toBe(201);
+      expectRefused(await registerFrom('192.0.2.1'), '"oauth-registration";q=2;w=60');
+      expect((await registerFrom('192.0.2.2')).statusCode).toBe(201);
+      // An IPv6 host holds a /64: its addresses share one count.
+      expect((await registerFrom('2001:db8:1:2::a')).statusCode).toBe(201);
+      expect((await registerFrom('2001:db8:1:2::b')).statusCode).toBe(201);
+      expectRefused(await registerFrom('2001:db8:1:2:ffff::c'), '"oauth-registration";q=2;w=60');
+    });
+
+    it('counts authorization requests and pushed ones against one limit', async () => {
+      const remoteAddress = '192.0.2.9';
+      const query = () =>
+        new URLSearchParams({
+          response_type: 'code',
+          client_id: clientId,
+          redirect_uri: REDIRECT,
+          code_challenge: pkce().challenge,
+          code_challenge_method: 'S256',
+        });
+      expect((await limited.inject({ method: 'GET', url: `/oauth/authorize?${query()}`, remoteAddress })).statusCode).toBe(303);
+      expect((await limited.inject({ method: 'GET', url: `/oauth/Authorize/?${query()}`, remoteAddress })).statusCode).toBe(303);
+      const pushed = await limited.inject({
+        method: 'POST',
+        url: '/oauth/par',
+        remoteAddress,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: query().toString(),
+      });
+      expect(pushed.statusCode).toBe(201);
+      expectRefused(
+        await limited.inject({ method: 'GET', url: `/oauth/authorize?${query()}`, remoteAddress }),
+        '"oauth-authorization";q=3;w=60',
+      );
     });
   });
 
@@ -303,19 +437,44 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
   });
 
   describe('client metadata documents', () => {
-    it('are not fetched from loopback or private addresses unless configured for tests', async () => {
-      const documents = await startDocumentServer(new Map([['/agent.json', () => ({})]]));
+    it('are never connected to on loopback or private addresses unless configured for tests: the address is checked first', async () => {
+      const listener = await startConnectionCounter();
       try {
-        const response = await authorize({
-          client_id: `${documents.origin}/agent.json`,
-          code_challenge: pkce().challenge,
-          code_challenge_method: 'S256',
+        for (const host of ['127.0.0.1', 'localhost', '[::ffff:127.0.0.1]', '127.1']) {
+          const response = await authorize({
+            client_id: `https://${host}:${listener.port}/agent.json`,
+            code_challenge: pkce().challenge,
+            code_challenge_method: 'S256',
+          });
+          expect(response.statusCode, host).toBe(400);
+          expect(response.body).toContain('invalid_client');
+        }
+        expect(listener.connections()).toBe(0);
+      } finally {
+        await listener.close();
+      }
+    });
+
+    it('are fetched once for an authorization that fails, not again by its error handler', async () => {
+      const listener = await startConnectionCounter();
+      const testing = await buildTestApp(db().store, { oauth: oauthConfig({ clientMetadataAllowPrivate: true }) });
+      try {
+        const response = await testing.inject({
+          method: 'GET',
+          url: `/oauth/authorize?${new URLSearchParams({
+            response_type: 'code',
+            client_id: `https://127.0.0.1:${listener.port}/agent.json`,
+            redirect_uri: REDIRECT,
+            code_challenge: pkce().challenge,
+            code_challenge_method: 'S256',
+          })}`,
         });
         expect(response.statusCode).toBe(400);
         expect(response.body).toContain('invalid_client');
-        expect(documents.fetched).toEqual([]);
+        expect(listener.connections()).toBe(1);
       } finally {
-        await documents.close();
+        await testing.close();
+        await listener.close();
       }
     });
 

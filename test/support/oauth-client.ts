@@ -110,6 +110,25 @@ export async function startDocumentServer(documents: Map<string, () => unknown>)
   };
 }
 
+/**
+ * A TCP listener on 127.0.0.1 that counts the connections it receives and closes each at once, before any TLS: where a
+ * `client_id` points to see whether the server connected at all, and how many times.
+ */
+export async function startConnectionCounter(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
+  let connections = 0;
+  const server = createNetServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => connections,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
 async function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));

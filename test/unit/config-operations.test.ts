@@ -25,7 +25,15 @@ describe('loadConfig rate limit', () => {
 
   it('reads REDIS_URL and RATE_LIMIT_REDIS_PREFIX', () => {
     const { rateLimit } = loadConfig({ REDIS_URL: 'rediss://:secret@cache.internal:6380/2', RATE_LIMIT_REDIS_PREFIX: 'prod:rl:' });
-    expect(rateLimit).toEqual({ perMinute: 600, redisUrl: 'rediss://:secret@cache.internal:6380/2', redisPrefix: 'prod:rl:' });
+    expect(rateLimit).toMatchObject({ perMinute: 600, redisUrl: 'rediss://:secret@cache.internal:6380/2', redisPrefix: 'prod:rl:' });
+  });
+
+  it('reads the OAuth limits per client address, 0 turning one off, and names a bad one', () => {
+    const { rateLimit } = loadConfig({ OAUTH_REGISTRATIONS_PER_MINUTE: '0', OAUTH_AUTHORIZATIONS_PER_MINUTE: '300' });
+    expect(rateLimit).toMatchObject({ oauthRegistrationsPerMinute: 0, oauthAuthorizationsPerMinute: 300 });
+    expect(configError({ OAUTH_AUTHORIZATIONS_PER_MINUTE: '-1' })).toBe(
+      'OAUTH_AUTHORIZATIONS_PER_MINUTE must be an integer from 0 to 1000000; got "-1"',
+    );
   });
 
   it('refuses a REDIS_URL that is not redis:// without echoing it (it may hold a password)', () => {

@@ -8,6 +8,7 @@ import { consentContentSecurityPolicy, renderConsentPage, renderOAuthErrorPage }
 import { PROTECTED_RESOURCE_METADATA_PATH } from '../../oauth/mcp-authenticator.js';
 import { MCP_PATH, mcpResourceOf, type OAuthConfig } from '../../oauth/oauth-config.js';
 import { handOverResponse } from '../hand-over.js';
+import { limitOAuthRequests, type OAuthRateLimiters } from '../oauth-rate-limit.js';
 
 const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
 const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
@@ -19,6 +20,8 @@ export interface OAuthRouteDependencies {
   /** The embedded authorization server; null when tokens come from an external issuer. */
   server: EmbeddedAuthorizationServer | null;
   keys: Authenticator;
+  /** Registrations and authorization requests per client address. */
+  rateLimiters: OAuthRateLimiters;
 }
 
 /**
@@ -55,6 +58,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRoute
     // oidc-provider reads its own bodies (token, registration, revocation): leave them unread.
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    raw.addHook('onRequest', limitOAuthRequests(deps.rateLimiters));
     const routeOptions = { schema: { hide: true }, config: { contentSecurityPolicy } };
     raw.all('/oauth/*', routeOptions, toProvider());
     raw.get(OPENID_CONFIGURATION_PATH, routeOptions, toProvider());

@@ -1,0 +1,65 @@
+import { lookup as resolve } from 'node:dns';
+import { request, type RequestOptions } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { Readable } from 'node:stream';
+import ipaddr from 'ipaddr.js';
+
+/** Whether an address is globally routable: not loopback, private, link-local, shared, documentation or any other special use. */
+export function isPublicAddress(address: string): boolean {
+  return ipaddr.isValid(address) && ipaddr.process(address).range() === 'unicast';
+}
+
+/**
+ * Resolves a host name and hands the connection only addresses that are all public, so the socket connects to an
+ * address that was checked (no second resolution that a rebinding DNS server could answer differently).
+ */
+const lookupPublicOnly: LookupFunction = (hostname, options, callback) => {
+  resolve(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, '');
+    const refused = addresses.find(({ address }) => !isPublicAddress(address));
+    if (refused !== undefined || addresses.length === 0) {
+      return callback(new Error(`${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`), '');
+    }
+    if (options.all) return callback(null, addresses);
+    callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+};
+
+/**
+ * oidc-provider's `fetch`, with which it gets Client ID Metadata Documents. The provider's own guard checks a socket's
+ * address once connected, so a `client_id` on an inside address still opened a connection there; here the address is
+ * checked before connecting: an IP in the URL at once, a name's every address when it is resolved. `allowPrivate`
+ * (tests) skips the check.
+ */
+export function createOutgoingFetch(options: { allowPrivate: boolean }) {
+  return async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (!options.allowPrivate && isIP(literal) !== 0 && !isPublicAddress(literal)) {
+      throw new Error(`${literal} is not a public address`);
+    }
+    const requestOptions: RequestOptions = {
+      method: init.method ?? 'GET',
+      headers: Object.fromEntries(new Headers(init.headers)),
+      signal: init.signal ?? undefined,
+      // A socket of its own each time, so that every connection is made through the check (no pooled one is reused).
+      agent: false,
+      ...(options.allowPrivate ? {} : { lookup: lookupPublicOnly }),
+    };
+    return new Promise((settle, fail) => {
+      const sent = request(url, requestOptions, (response) => {
+        const headers = new Headers();
+        for (let index = 0; index < response.rawHeaders.length; index += 2) {
+          headers.append(response.rawHeaders[index]!, response.rawHeaders[index + 1]!);
+        }
+        const status = response.statusCode ?? 502;
+        // Only a 200's body is read: the provider refuses every other status, and some (204, 304) may have none.
+        if (status !== 200) response.destroy();
+        const body = status === 200 ? (Readable.toWeb(response) as ReadableStream<Uint8Array>) : null;
+        settle(new Response(body, { status, headers }));
+      });
+      sent.on('error', fail);
+      sent.end();
+    });
+  };
+}
