@@ -336,6 +336,22 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
       }
     });
 
+    it('a 403 to a token speaks of the token: here, the key its grant is bound to has lost contacts:read', async () => {
+      const { store, backend } = db();
+      const key = await createKey(store, (await createUser(store)).id);
+      const tokens = await exchange(await approve(key.key));
+      const other = await openOtherConnection(db());
+      try {
+        await other.run('UPDATE api_keys SET scopes = ? WHERE id = ?', backend === 'postgres' ? '{}' : '[]', key.id);
+      } finally {
+        await other.close();
+      }
+      const response = await callMcp(bearer(tokens.access_token));
+      expect(response.statusCode).toBe(403);
+      expect(response.json()).toEqual({ error: 'The API key this access token was approved with lacks contacts:read' });
+      expect(response.headers['www-authenticate']).toMatch(/^Bearer error="insufficient_scope", /);
+    });
+
     it('a token for the REST API is not a key: OAuth tokens open /mcp only', async () => {
       const { query, verifier } = await approve();
       const tokens = (
