@@ -129,14 +129,18 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** Parses and freezes the configuration; a bad value throws ConfigError naming the variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Parses and freezes the configuration; a bad value throws ConfigError naming the variable. `listen` is where
+ * `serve` was told to listen (--host, --port), over HOST and PORT: what depends on the address follows it.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, listen: { host?: string; port?: number } = {}): Config {
   const database = Object.freeze(read('DATABASE_URL', () => parseDatabaseUrl(env.DATABASE_URL)));
-  const port = parsePort(env.PORT, 'PORT');
+  const port = listen.port ?? parsePort(env.PORT, 'PORT');
+  const host = listen.host ?? (env.HOST?.trim() || DEFAULT_HOST);
   return Object.freeze({
     database,
     databaseRead: read('DATABASE_READ_URL', () => parseReadReplicaUrl(env.DATABASE_READ_URL, database)),
-    host: env.HOST?.trim() || DEFAULT_HOST,
+    host,
     port,
     apiKeyPrefix: read('API_KEY_PREFIX', () => parseKeyPrefix(env.API_KEY_PREFIX)),
     logLevel: read('LOG_LEVEL', () => parseLogLevel(env.LOG_LEVEL)),
@@ -173,7 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: read('TRUST_PROXY', () => parseTrustProxy(env.TRUST_PROXY)),
     corsOrigins: read('CORS_ORIGINS', () => parseCorsOrigins(env.CORS_ORIGINS)),
     hstsMaxAgeSeconds: read('HSTS_MAX_AGE', () => (isUnset(env.HSTS_MAX_AGE) ? null : parseInteger(env.HSTS_MAX_AGE, 0, 0, 1_000_000_000))),
-    oauth: parseOAuthConfig(env, port, read),
+    oauth: parseOAuthConfig(env, listenUrlOf(host, port), read),
     contactUrlTemplate: read('CONTACT_URL_TEMPLATE', () => parseContactUrlTemplate(env.CONTACT_URL_TEMPLATE)),
     openApi: Object.freeze({
       publicUrl: read('PUBLIC_URL', () => parsePublicUrl(env.PUBLIC_URL)),
@@ -185,6 +189,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 const MAX_WORKERS = 64;
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_HOST = '127.0.0.1';
+
+/**
+ * The URL a server listening on host:port is reached at from this machine, as `serve` prints it: an address that
+ * means every interface is reached on loopback.
+ */
+export function listenUrlOf(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${isIP(reachable) === 6 ? `[${reachable}]` : reachable}:${port}`;
+}
 
 /** A worker count for `serve --workers`, 1–64. */
 export function parseWorkerCount(text: string, name: string): number {

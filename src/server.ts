@@ -1,8 +1,9 @@
 import type { Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createAuthenticator } from './auth/authenticator.js';
-import type { Config, RateLimitConfig } from './config.js';
+import { listenUrlOf, type Config, type RateLimitConfig } from './config.js';
 import { RATE_LIMIT_WINDOW_MS } from './domain/rate-limit.js';
 import { buildApp } from './http/app.js';
 import { AggregatorRegistry } from 'prom-client';
@@ -23,6 +24,7 @@ export interface RunningServer {
   app: FastifyInstance;
   store: Store;
   logger: Logger;
+  /** Where the server is reached from this machine: the default OAuth issuer (config.ts's listenUrlOf). */
   url: string;
   /** Where METRICS_PORT serves GET /metrics, or null. */
   metricsUrl: string | null;
@@ -130,7 +132,9 @@ export async function startServer(
     if (config.metrics.port !== null && !options.worker) {
       metricsListener = await listenForMetrics(metrics.registry, { host: config.metrics.host, port: config.metrics.port });
     }
-    const url = await app.listen({ host: listen.host, port: listen.port });
+    await app.listen({ host: listen.host, port: listen.port });
+    // The URL the default OAuth issuer names (config.ts), which Fastify would write otherwise for `::` or `localhost`.
+    const url = listenUrlOf(listen.host, (app.server.address() as AddressInfo).port);
     const inflight = countInflightRequests(app.server);
     const stopPruning = pruneChangesPeriodically(store, config.changesRetentionDays, logger);
     return {

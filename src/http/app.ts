@@ -5,6 +5,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import {
   DEFAULT_CHANGES_RETENTION_DAYS,
   DEFAULT_PORT,
+  listenUrlOf,
   DEFAULT_PUBLIC_URL,
   DEFAULT_REQUEST_TIMEOUT_MS,
   type OpenApiConfig,
@@ -141,7 +142,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     const retentionDays = deps.changesRetentionDays ?? DEFAULT_CHANGES_RETENTION_DAYS;
     registerChangeRoutes(api, { contacts: deps.store.contacts, retentionMs: retentionDays * DAY_MS });
   });
-  const oauth = deps.oauth ?? parseOAuthConfig({}, DEFAULT_PORT);
+  const oauth = deps.oauth ?? parseOAuthConfig({}, listenUrlOf('127.0.0.1', DEFAULT_PORT));
   const authorizationServer =
     oauth.external === null
       ? createAuthorizationServer({

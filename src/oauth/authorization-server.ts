@@ -197,7 +197,12 @@ async function buildAuthorizationServer(deps: AuthorizationServerDependencies): 
         },
       },
       clientIdMetadataDocument: { enabled: true, ack: 'draft-02', allowFetch: firstFetchInRequest() },
+      // oidc-provider checks DPoP proofs on its own endpoints only, and /mcp is not one of them: a DPoP-bound token
+      // would be accepted there as a plain Bearer. Off, no client is told to send proofs (docs/oauth.md).
+      dPoP: { enabled: false },
     },
+    // oidc-provider's hook for checking an authorization request's parameters, run before the consent page.
+    extraParams: { scope: requestedScopeCheck(errors.InvalidScope) },
     fetch: createOutgoingFetch({ allowPrivate: config.clientMetadataAllowPrivate }),
   };
   const provider = new Provider(config.issuer, configuration);
@@ -213,9 +218,9 @@ async function buildAuthorizationServer(deps: AuthorizationServerDependencies): 
       const expected = Buffer.from(consentToken(uid));
       return typeof token === 'string' && Buffer.byteLength(token) === expected.length && timingSafeEqual(Buffer.from(token), expected);
     },
-    // The consent page says "read your contacts": that is what is granted, whatever the request named. A token gets
-    // the scopes its own request asks for out of the grant, so a client that asked for none gets a 403 naming the scope.
-    // A client a user approved is kept as long as the grant it gets; a metadata document's client has no record.
+    // The consent page says "read your contacts": that is what is granted, and every request names it
+    // (requestedScopeCheck), so every token carries it. A client a user approved is kept as long as the grant it gets;
+    // a metadata document's client has no record.
     approve: async (interaction, keyId) => {
       const clientId = String(interaction.params.client_id);
       await new StoreAdapter('Client', store).keep(clientId, OAUTH_TTL_SECONDS.Grant);
@@ -226,6 +231,21 @@ async function buildAuthorizationServer(deps: AuthorizationServerDependencies): 
       grant.addResourceScope(resource, CONTACTS_READ);
       return grant.save();
     },
+  };
+}
+
+type OidcErrors = (typeof import('oidc-provider'))['errors'];
+
+/**
+ * Scopes we don't have are refused before the consent page (`invalid_scope`). A request that names no contacts scope
+ * (none at all, or `openid` alone) is given contacts:read, the one thing a token here is for (docs/oauth.md).
+ */
+function requestedScopeCheck(InvalidScope: OidcErrors['InvalidScope']) {
+  return (ctx: KoaContextWithOIDC, value: unknown): void => {
+    const requested = typeof value === 'string' ? value.split(' ').filter((scope) => scope !== '') : [];
+    const unknown = requested.find((scope) => !SERVER_SCOPES.includes(scope));
+    if (unknown !== undefined) throw new InvalidScope(`the scopes here are ${SERVER_SCOPES.join(', ')}`, unknown);
+    if (!requested.includes(CONTACTS_READ)) ctx.oidc.params!.scope = [...requested, CONTACTS_READ].join(' ');
   };
 }
 

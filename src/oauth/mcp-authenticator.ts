@@ -35,9 +35,16 @@ export interface McpAuthenticatorDependencies {
 export function createMcpAuthenticator(deps: McpAuthenticatorDependencies): Pick<Authenticator, 'authenticate'> {
   const resource = mcpResourceOf(deps.config);
   const metadataUrl = `${deps.config.issuer}${PROTECTED_RESOURCE_METADATA_PATH}${new URL(resource).pathname}`;
-  const challenge = (error: string) => `Bearer error="${error}", resource_metadata="${metadataUrl}", scope="${CONTACTS_READ}"`;
-  const refuse = (error: AuthError) =>
-    new AuthError(error.status, error.message, error.reason, challenge(error.status === 401 ? 'invalid_token' : 'insufficient_scope'));
+  // RFC 6750 §3.1: a request that sent no Bearer credentials is told where to get some, with no error code.
+  const challenge = (error: string | null) =>
+    `Bearer ${error === null ? '' : `error="${error}", `}resource_metadata="${metadataUrl}", scope="${CONTACTS_READ}"`;
+  const refuse = (error: AuthError, sentToken: boolean) =>
+    new AuthError(
+      error.status,
+      error.message,
+      error.reason,
+      challenge(error.status === 403 ? 'insufficient_scope' : sentToken ? 'invalid_token' : null),
+    );
   const external = deps.config.external === null ? null : externalTokens(deps.config.external, deps.users);
 
   const authenticate = async (authorization: string | undefined, scope: Scope): Promise<Principal> => {
@@ -49,8 +56,12 @@ export function createMcpAuthenticator(deps: McpAuthenticatorDependencies): Pick
     if (!accessToken || accessToken.aud !== resource || accessToken.accountId === undefined) {
       throw new AuthError(401, INVALID_KEY_MESSAGE, 'unknown');
     }
-    if (!(accessToken.scope ?? '').split(' ').includes(scope)) throw new AuthError(403, `API key lacks ${scope}`, 'scope');
-    return deps.keys.authenticateKeyId(accessToken.accountId, scope);
+    if (!(accessToken.scope ?? '').split(' ').includes(scope)) throw tokenLacks(scope);
+    try {
+      return await deps.keys.authenticateKeyId(accessToken.accountId, scope);
+    } catch (error) {
+      throw error instanceof AuthError && error.reason === 'scope' ? keyBehindTokenLacks(scope) : error;
+    }
   };
 
   return {
@@ -58,11 +69,15 @@ export function createMcpAuthenticator(deps: McpAuthenticatorDependencies): Pick
       try {
         return await authenticate(authorization, scope);
       } catch (error) {
-        throw error instanceof AuthError ? refuse(error) : error;
+        throw error instanceof AuthError ? refuse(error, extractBearerToken(authorization) !== null) : error;
       }
     },
   };
 }
+
+/** A token caller has no API key in hand: the 403s it gets speak of its token ("API key lacks …" is for keys). */
+const tokenLacks = (scope: Scope) => new AuthError(403, `Access token lacks ${scope}`, 'scope');
+const keyBehindTokenLacks = (scope: Scope) => new AuthError(403, `The API key this access token was approved with lacks ${scope}`, 'scope');
 
 /** JWT access tokens of another authorization server, checked against its keys, audience and scope. */
 function externalTokens(config: ExternalIssuerConfig, users: UserStore) {
@@ -74,7 +89,7 @@ function externalTokens(config: ExternalIssuerConfig, users: UserStore) {
     } catch {
       throw new AuthError(401, INVALID_KEY_MESSAGE, 'unknown');
     }
-    if (!scopesOf(claims).includes(scope)) throw new AuthError(403, `API key lacks ${scope}`, 'scope');
+    if (!scopesOf(claims).includes(scope)) throw tokenLacks(scope);
     const userRef = claims[config.userClaim];
     const user = typeof userRef === 'string' ? await users.find(userRef) : null;
     if (user === null) throw new AuthError(401, INVALID_KEY_MESSAGE, 'unknown');

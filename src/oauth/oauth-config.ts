@@ -2,7 +2,8 @@
 export interface OAuthConfig {
   /**
    * OAUTH_ISSUER: the public base URL clients reach this service at (`https://contacts.example.com`), the issuer of
-   * the embedded authorization server and the base of `/mcp`'s resource identifier. Default `http://localhost:PORT`.
+   * the embedded authorization server and the base of `/mcp`'s resource identifier. Default: the URL `serve` listens
+   * at and prints (`http://127.0.0.1:3000`), wherever its host and port came from.
    */
   readonly issuer: string;
   /** Set when OAUTH_EXTERNAL_ISSUER names another authorization server whose JWTs /mcp accepts instead of its own. */
@@ -45,13 +46,13 @@ export function mcpResourceOf(config: Pick<OAuthConfig, 'issuer'>): string {
   return `${config.issuer}${MCP_PATH}`;
 }
 
-/** Reads OAUTH_* (and the default issuer from PORT); `read` names the variable in a parse error. */
+/** Reads OAUTH_*; `listenUrl` is the issuer when OAUTH_ISSUER is unset; `read` names the variable in a parse error. */
 export function parseOAuthConfig(
   env: NodeJS.ProcessEnv,
-  port: number,
+  listenUrl: string,
   read: <T>(name: string, parse: () => T) => T = (_name, parse) => parse(),
 ): OAuthConfig {
-  const issuer = read('OAUTH_ISSUER', () => parseBaseUrl(env.OAUTH_ISSUER) ?? `http://localhost:${port}`);
+  const issuer = read('OAUTH_ISSUER', () => parseBaseUrl(env.OAUTH_ISSUER) ?? listenUrl);
   const externalIssuer = read('OAUTH_EXTERNAL_ISSUER', () => parseHttpsUrl(env.OAUTH_EXTERNAL_ISSUER));
   const jwksUrl = read('OAUTH_EXTERNAL_JWKS_URL', () => parseHttpsUrl(env.OAUTH_EXTERNAL_JWKS_URL));
   if ((externalIssuer === null) !== (jwksUrl === null)) {

@@ -20,10 +20,13 @@ const PUBLIC_ROUTES = new Set([
  */
 const isPublic = (route: string) =>
   PUBLIC_ROUTES.has(route) || /^(GET|HEAD) \/docs\/[\w.-]+\.js$/.test(route) || /^[A-Z]+ \/(\.well-known|oauth)\//.test(route);
-/** What a 401 tells the client to do: send a key (REST), or start OAuth discovery (/mcp, MCP authorization). */
+/**
+ * What a 401 without a key tells the client to do: send a key (REST), or start OAuth discovery (/mcp, MCP
+ * authorization; no error code, RFC 6750 §3.1).
+ */
 const challengeOf = (route: string) =>
   route === 'POST /mcp'
-    ? 'Bearer error="invalid_token", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/mcp", scope="contacts:read"'
+    ? 'Bearer resource_metadata="http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp", scope="contacts:read"'
     : 'Bearer realm="contacts-api"';
 
 /** The routes Fastify has, read from its route tree (a child line adds to its parent's path): `METHOD /path` each. */

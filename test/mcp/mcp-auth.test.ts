@@ -16,8 +16,8 @@ import { createKey, createUser } from '../support/seed.js';
 const INVALID = 'Invalid or inactive API key';
 const LACKS_SCOPE = 'API key lacks contacts:read';
 const NEEDS_PRO = 'API access requires a Pro plan';
-/** The default issuer (OAUTH_ISSUER unset, PORT 3000): what starts an OAuth client's discovery. */
-const METADATA = 'resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/mcp", scope="contacts:read"';
+/** The default issuer (OAUTH_ISSUER unset, 127.0.0.1:3000): what starts an OAuth client's discovery. */
+const METADATA = 'resource_metadata="http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp", scope="contacts:read"';
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -60,18 +60,19 @@ describeEachBackend('MCP authentication', (db) => {
 
   describe('hosted /mcp: the REST API’s rules and texts', () => {
     it('401 with WWW-Authenticate for a missing, non-Bearer, malformed, unknown, revoked or expired key', async () => {
-      const cases: Record<string, Record<string, string>> = {
-        missing: {},
-        basic: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
-        malformed: bearer('cnt_live_short'),
-        unknown: bearer(`${keys.valid.slice(0, -8)}AAAAAAAA`),
-        revoked: bearer(keys.revoked),
-        expired: bearer(keys.expired),
+      const cases: Record<string, [Record<string, string>, string]> = {
+        // RFC 6750 §3.1: no Bearer credentials at all, so no error code; only where to get a token.
+        missing: [{}, `Bearer ${METADATA}`],
+        basic: [{ authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, `Bearer ${METADATA}`],
+        malformed: [bearer('cnt_live_short'), `Bearer error="invalid_token", ${METADATA}`],
+        unknown: [bearer(`${keys.valid.slice(0, -8)}AAAAAAAA`), `Bearer error="invalid_token", ${METADATA}`],
+        revoked: [bearer(keys.revoked), `Bearer error="invalid_token", ${METADATA}`],
+        expired: [bearer(keys.expired), `Bearer error="invalid_token", ${METADATA}`],
       };
-      for (const [name, headers] of Object.entries(cases)) {
+      for (const [name, [headers, challenge]] of Object.entries(cases)) {
         const response = await post(headers);
         expect(response.status, name).toBe(401);
-        expect(response.headers.get('www-authenticate'), name).toBe(`Bearer error="invalid_token", ${METADATA}`);
+        expect(response.headers.get('www-authenticate'), name).toBe(challenge);
         expect(await response.json(), name).toEqual({ error: INVALID });
       }
     });

@@ -22,7 +22,7 @@ const TOOLS_LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 const oauthConfig = (overrides: Partial<OAuthConfig> = {}): OAuthConfig => ({
-  ...parseOAuthConfig({ OAUTH_ISSUER: ISSUER, OAUTH_PRODUCT_NAME: 'Acme CRM', OAUTH_ACCENT_COLOR: '#0a7d33' }, 3000),
+  ...parseOAuthConfig({ OAUTH_ISSUER: ISSUER, OAUTH_PRODUCT_NAME: 'Acme CRM', OAUTH_ACCENT_COLOR: '#0a7d33' }, 'http://127.0.0.1:3000'),
   ...overrides,
 });
 
@@ -62,16 +62,24 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
     await app.close();
   });
 
-  const authorize = (params: Record<string, string>) =>
-    app.inject({
-      method: 'GET',
-      url: `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'contacts:read', resource: RESOURCE, ...params })}`,
-    });
+  /** An authorization request; a parameter given as undefined is left out. */
+  const authorize = (params: Record<string, string | undefined>) => {
+    const all = {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      scope: 'contacts:read',
+      resource: RESOURCE,
+      ...params,
+    };
+    const query = new URLSearchParams(Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    return app.inject({ method: 'GET', url: `/oauth/authorize?${query}` });
+  };
 
   /** Starts an authorization with PKCE and opens its consent page, as a browser would. */
-  async function consentPage() {
+  async function consentPage(params: Record<string, string | undefined> = {}) {
     const { verifier, challenge } = pkce();
-    const started = await authorize({ code_challenge: challenge, code_challenge_method: 'S256', state: 'xyz' });
+    const started = await authorize({ code_challenge: challenge, code_challenge_method: 'S256', state: 'xyz', ...params });
     expect(started.statusCode).toBe(303);
     const url = started.headers.location!;
     const cookie = cookiesOf(started);
@@ -81,8 +89,8 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
   }
 
   /** Approves on the consent page and follows the redirects to the client's redirect URI; returns its query. */
-  async function approve(key = apiKey) {
-    const { verifier, url, cookie, csrf } = await consentPage();
+  async function approve(key = apiKey, params: Record<string, string | undefined> = {}) {
+    const { verifier, url, cookie, csrf } = await consentPage(params);
     const posted = await app.inject({
       method: 'POST',
       url,
@@ -98,6 +106,27 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
     expect(resumed.statusCode).toBe(303);
     return { query: new URL(resumed.headers.location!).searchParams, verifier };
   }
+
+  /** Exchanges an approved authorization's code at the token endpoint. */
+  async function exchange({ query, verifier }: Awaited<ReturnType<typeof approve>>, client = clientId) {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      payload: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: query.get('code')!,
+        client_id: client,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+      }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json() as { access_token: string; scope: string; token_type: string; id_token?: string };
+  }
+
+  const callMcp = (headers: Record<string, string>) =>
+    app.inject({ method: 'POST', url: '/mcp', headers: { ...MCP_HEADERS, ...headers }, payload: TOOLS_LIST });
 
   describe('discovery', () => {
     it('serves protected-resource metadata (RFC 9728) for /mcp at the resource path and at the root, to any origin', async () => {
@@ -131,8 +160,14 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
         response_types_supported: ['code'],
         grant_types_supported: ['authorization_code', 'refresh_token'],
         client_id_metadata_document_supported: true,
+        authorization_response_iss_parameter_supported: true,
       });
       expect(rfc8414.json().scopes_supported).toContain('contacts:read');
+    });
+
+    it('advertises no DPoP: /mcp checks no proofs, so the server binds no token to a key (docs/oauth.md)', async () => {
+      const metadata = (await app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json();
+      expect(metadata).not.toHaveProperty('dpop_signing_alg_values_supported');
     });
   });
 
@@ -287,6 +322,40 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
       }
     });
 
+    it('a request that names no scope is given contacts:read, and its token opens /mcp', async () => {
+      const approved = await approve(apiKey, { scope: undefined });
+      expect(approved.query.get('error'), approved.query.toString()).toBeNull();
+      const tokens = await exchange(approved);
+      expect(tokens.scope).toBe('contacts:read');
+      expect((await callMcp(bearer(tokens.access_token))).statusCode).toBe(200);
+    });
+
+    it('openid alone is given contacts:read too: an ID token, and an access token that opens /mcp', async () => {
+      // Registered without a `scope`, so that it may ask for openid.
+      const registered = await app.inject({
+        method: 'POST',
+        url: '/oauth/register',
+        payload: { client_name: 'OpenID Agent', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
+      });
+      const openidClient = registered.json().client_id as string;
+      const tokens = await exchange(await approve(apiKey, { scope: 'openid', client_id: openidClient }), openidClient);
+      expect(tokens.scope).toBe('contacts:read');
+      expect(tokens.id_token).toBeTruthy();
+      expect((await callMcp(bearer(tokens.access_token))).statusCode).toBe(200);
+    });
+
+    it('a scope we do not have is invalid_scope, sent back before any consent page', async () => {
+      for (const scope of ['contacts:write', 'contacts:read admin', 'profile']) {
+        const response = await authorize({ scope, code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's' });
+        expect(response.statusCode, scope).toBe(303);
+        const back = new URL(response.headers.location!);
+        expect(`${back.origin}${back.pathname}`, scope).toBe(REDIRECT);
+        expect(back.searchParams.get('error'), scope).toBe('invalid_scope');
+        expect(back.searchParams.get('state')).toBe('s');
+        expect(back.searchParams.get('iss')).toBe(ISSUER);
+      }
+    });
+
     it('issues tokens for /mcp only: another resource is invalid_target', async () => {
       const response = await authorize({
         resource: `${ISSUER}/api/v1/contacts`,
@@ -399,6 +468,22 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
       } finally {
         await other.close();
       }
+    });
+
+    it('a 403 to a token speaks of the token: here, the key its grant is bound to has lost contacts:read', async () => {
+      const { store, backend } = db();
+      const key = await createKey(store, (await createUser(store)).id);
+      const tokens = await exchange(await approve(key.key));
+      const other = await openOtherConnection(db());
+      try {
+        await other.run('UPDATE api_keys SET scopes = ? WHERE id = ?', backend === 'postgres' ? '{}' : '[]', key.id);
+      } finally {
+        await other.close();
+      }
+      const response = await callMcp(bearer(tokens.access_token));
+      expect(response.statusCode).toBe(403);
+      expect(response.json()).toEqual({ error: 'The API key this access token was approved with lacks contacts:read' });
+      expect(response.headers['www-authenticate']).toMatch(/^Bearer error="insufficient_scope", /);
     });
 
     it('a token for the REST API is not a key: OAuth tokens open /mcp only', async () => {
@@ -550,7 +635,7 @@ describeEachBackend('/mcp with an external OAuth issuer', (db) => {
     const noScope = await call(await sign({ sub: proUserId, scope: 'openid' }));
     expect(noScope.statusCode).toBe(403);
     expect(noScope.headers['www-authenticate']).toContain('error="insufficient_scope"');
-    expect(noScope.json()).toEqual({ error: 'API key lacks contacts:read' });
+    expect(noScope.json()).toEqual({ error: 'Access token lacks contacts:read' });
     const free = await call(await sign({ sub: freeUserId, scope: 'contacts:read' }));
     expect(free.statusCode).toBe(403);
     expect(free.json()).toEqual({ error: 'API access requires a Pro plan' });

@@ -135,8 +135,42 @@ async function closeServer(server: Server): Promise<void> {
 }
 
 /**
- * The authorization code flow as a browser would walk it, with fetch and a cookie jar: registers a client, approves
- * with `apiKey` on the consent page, and exchanges the code with PKCE. For checks that need a token, not a browser.
+ * What a browser does with an authorization URL, walked with fetch and a cookie jar: opens it, approves on the
+ * consent page with `apiKey`, and returns where the server sends the browser back (the client's redirect URI, with
+ * the code or the error). Every step before that must stay on the authorization URL's origin.
+ */
+export async function approveInBrowser(authorizationUrl: string, apiKey: string): Promise<URL> {
+  const cookies = new Map<string, string>();
+  const go = async (url: string, init: RequestInit = {}) => {
+    const target = new URL(url, authorizationUrl);
+    if (target.origin !== new URL(authorizationUrl).origin) throw new Error(`the consent flow left its server for ${target.href}`);
+    const response = await fetch(target, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') },
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, value] = pair!.split('=') as [string, string];
+      cookies.set(name, value);
+    }
+    return response;
+  };
+  const consentUrl = (await go(authorizationUrl)).headers.get('location')!;
+  const page = await (await go(consentUrl)).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
+  if (csrf === undefined) throw new Error(`no consent page at ${consentUrl}: ${page.slice(0, 300)}`);
+  const approved = await go(consentUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf, api_key: apiKey, decision: 'approve' }).toString(),
+  });
+  return new URL((await go(approved.headers.get('location')!)).headers.get('location')!, authorizationUrl);
+}
+
+/**
+ * The authorization code flow as a browser would walk it (approveInBrowser): registers a client, approves with
+ * `apiKey` on the consent page, and exchanges the code with PKCE. For checks that need a token, not a browser.
  */
 export async function obtainAccessToken(serverUrl: string, apiKey: string): Promise<{ access_token: string; refresh_token?: string }> {
   const redirectUri = 'http://127.0.0.1:9/callback';
@@ -149,20 +183,6 @@ export async function obtainAccessToken(serverUrl: string, apiKey: string): Prom
   ).json()) as { client_id: string };
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const cookies = new Map<string, string>();
-  const go = async (url: string, init: RequestInit = {}) => {
-    const response = await fetch(new URL(url, serverUrl), {
-      ...init,
-      redirect: 'manual',
-      headers: { ...(init.headers as Record<string, string>), cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') },
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const [name, value] = pair!.split('=') as [string, string];
-      cookies.set(name, value);
-    }
-    return response;
-  };
   const query = new URLSearchParams({
     response_type: 'code',
     client_id: registered.client_id,
@@ -171,15 +191,7 @@ export async function obtainAccessToken(serverUrl: string, apiKey: string): Prom
     code_challenge: challenge,
     code_challenge_method: 'S256',
   });
-  const consentUrl = (await go(`/oauth/authorize?${query}`)).headers.get('location')!;
-  const page = await (await go(consentUrl)).text();
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
-  const approved = await go(consentUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf, api_key: apiKey, decision: 'approve' }).toString(),
-  });
-  const back = new URL((await go(approved.headers.get('location')!)).headers.get('location')!);
+  const back = await approveInBrowser(`${serverUrl}/oauth/authorize?${query}`, apiKey);
   const token = await fetch(`${serverUrl}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },

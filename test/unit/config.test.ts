@@ -42,7 +42,7 @@ describe('loadConfig defaults', () => {
       corsOrigins: [],
       hstsMaxAgeSeconds: null,
       oauth: {
-        issuer: 'http://localhost:3000',
+        issuer: 'http://127.0.0.1:3000',
         external: null,
         consent: { productName: 'Contacts', accentColor: '#2f5bd3', logoUrl: null, apiKeysUrl: null },
         clientMetadataAllowPrivate: false,
@@ -248,9 +248,16 @@ describe('ConfigError', () => {
 });
 
 describe('loadConfig OAuth and links', () => {
-  it('takes the issuer from OAUTH_ISSUER, or http://localhost:PORT', () => {
-    expect(loadConfig({ OAUTH_ISSUER: 'https://contacts.example.com' }).oauth.issuer).toBe('https://contacts.example.com');
-    expect(loadConfig({ PORT: '8080' }).oauth.issuer).toBe('http://localhost:8080');
+  it('takes the issuer from OAUTH_ISSUER, or the URL the server listens at, from HOST and PORT or from serve’s options', () => {
+    expect(loadConfig({ OAUTH_ISSUER: 'https://contacts.example.com', PORT: '8080' }).oauth.issuer).toBe('https://contacts.example.com');
+    expect(loadConfig({ OAUTH_ISSUER: 'https://contacts.example.com' }, { port: 8080 }).oauth.issuer).toBe('https://contacts.example.com');
+    expect(loadConfig({}).oauth.issuer).toBe('http://127.0.0.1:3000');
+    expect(loadConfig({ PORT: '8080' }).oauth.issuer).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ PORT: '8080', HOST: 'contacts.internal' }).oauth.issuer).toBe('http://contacts.internal:8080');
+    expect(loadConfig({ PORT: '8080', HOST: 'contacts.internal' }, { port: 41010 }).oauth.issuer).toBe('http://contacts.internal:41010');
+    expect(loadConfig({ PORT: '8080' }, { host: '::', port: 41010 }).oauth.issuer).toBe('http://[::1]:41010');
+    expect(loadConfig({}, { host: '0.0.0.0' }).oauth.issuer).toBe('http://127.0.0.1:3000');
+    expect(loadConfig({}, { host: '::1' }).oauth.issuer).toBe('http://[::1]:3000');
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { DEFAULT_HOST, type Config } from '../../config.js';
+import { DEFAULT_HOST, listenUrlOf, type Config } from '../../config.js';
 import { generateApiKey, hashApiKey } from '../../domain/api-key.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
 import type { Store, User } from '../../store/store.js';
@@ -32,9 +32,7 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
         });
         const revoked = await revokeOtherDemoKeys(store, user.id, created.id);
         const total = (await store.contacts.listPage(user.id, { limit: 1, offset: 0 })).total;
-        const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-        const base = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
-        const curl = `curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/contacts?limit=2"`;
+        const curl = `curl -s -H "Authorization: Bearer ${key}" "${listenUrlOf(config.host, config.port)}/api/v1/contacts?limit=2"`;
         return { user: user.email, key, key_id: created.id, revoked_keys: revoked, contacts: total, curl, serve: serveCommand(config) };
       });
       print(

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import closeWithGrace from 'close-with-grace';
 import type { Command } from 'commander';
@@ -32,14 +32,17 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--host <host>', 'address to listen on (env HOST, default 127.0.0.1)')
     .option('--workers <n>', 'server processes sharing the port (env WORKERS, default: one per core)')
     .action(async (options: { port?: string; host?: string; workers?: string }) => {
-      const config = loadConfig(io.env);
-      const port = options.port === undefined ? config.port : parsePort(options.port, '--port');
+      const fromEnv = loadConfig(io.env);
+      const host = options.host ?? fromEnv.host;
+      const requestedPort = options.port === undefined ? fromEnv.port : parsePort(options.port, '--port');
       const workers =
-        options.workers === undefined ? (config.workers ?? availableParallelism()) : parseWorkerCount(options.workers, '--workers');
-      const host = options.host ?? config.host;
-      if (workers > 1 && cluster.isPrimary) {
-        // Known at once rather than after every worker has started and failed.
-        await probeListen(host, port);
+        options.workers === undefined ? (fromEnv.workers ?? availableParallelism()) : parseWorkerCount(options.workers, '--workers');
+      const clusterPrimary = workers > 1 && cluster.isPrimary;
+      // A primary knows a listen failure at once rather than after every worker has started and failed; and port 0
+      // becomes the free port it stands for now, so that the URL printed and the default OAuth issuer both name it.
+      const port = requestedPort === 0 || clusterPrimary ? await probeListen(host, requestedPort) : requestedPort;
+      const config = loadConfig(io.env, { host, port });
+      if (clusterPrimary) {
         cluster.setupPrimary({
           args: ['serve', '--port', String(port), '--host', host, '--workers', '1'],
           execArgv: [
@@ -80,12 +83,15 @@ const LISTEN_FAILURES: Record<string, string> = {
   EADDRNOTAVAIL: 'the address is not one of this machine’s',
 };
 
-/** Binds host:port for a moment and lets it go, throwing the one-line listen failure when that fails. */
-function probeListen(host: string, port: number): Promise<void> {
+/** Binds host:port for a moment and lets it go, returning the port bound; throws the one-line listen failure. */
+function probeListen(host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', (error) => reject(new Error(describeListenFailure(error, host, port) ?? `cannot listen on ${host}:${port}`)));
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+    probe.listen({ host, port, exclusive: true }, () => {
+      const bound = (probe.address() as AddressInfo).port;
+      probe.close(() => resolve(bound));
+    });
   });
 }
 
