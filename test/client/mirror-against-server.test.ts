@@ -7,6 +7,7 @@ import type { Store } from '../../src/store/store.js';
 import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { contactRecord, createKey, createUser, importNumberedContacts } from '../support/seed.js';
+import { serviceKeyOf } from '../support/service-key.js';
 
 /** Every listable contact of the owner, by id, as the listing shows them. */
 async function listed(store: Store, ownerId: string): Promise<Record<string, Contact>> {
@@ -78,8 +79,9 @@ describeEachBackend('ContactsClient.mirror() and changes() against a listening s
     await importNumberedContacts(store, user.id, 30, 'Expired');
     const client = new ContactsClient({ baseUrl, apiKey: key, maxRetries: 0 });
     const copy = new Map<string, Contact>([['stale', {} as Contact]]);
-    const token = decodeSyncToken((await client.listChanges()).next_since);
-    const expired = encodeSyncToken({ ...token, issuedAt: Date.now() - 400 * 86_400_000 });
+    const serviceKey = await serviceKeyOf(store);
+    const token = decodeSyncToken((await client.listChanges()).next_since, serviceKey);
+    const expired = encodeSyncToken({ ...token, issuedAt: Date.now() - 400 * 86_400_000 }, serviceKey);
     await expect(client.listChanges({ since: expired })).rejects.toBeInstanceOf(SyncExpiredError);
     const next = await client.mirror(copy, expired);
     expect(copy.has('stale')).toBe(false);

@@ -11,6 +11,7 @@ import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { openOtherConnection, type OtherConnection } from '../support/other-connection.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
+import { serviceKeyOf } from '../support/service-key.js';
 
 interface Change {
   type: 'upsert' | 'merge' | 'delete';
@@ -195,11 +196,32 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
       expect((await feed('?owner_id=x')).body.error).toContain('"owner_id"');
     });
 
+    it('never follows a forged token: an edited one is 400, an unsigned one of the old format 410', async () => {
+      const issued = await position();
+      const later = Date.now() + 365 * 86_400_000;
+      // The pre-signing format (base64url of owner.seq.after.issuedAt) with an issue time a year ahead: 200 before signing.
+      const unsigned = Buffer.from(`${owner.id.replaceAll('-', '')}.0..${later}`).toString('base64url');
+      expect(await feed(`?since=${unsigned}`)).toEqual({ status: 410, body: { error: 'Sync token expired; list the contacts again' } });
+      const [keyId, payload] = issued.split('.');
+      const fields = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as unknown[];
+      const editedPayload = Buffer.from(JSON.stringify(fields.with(3, later))).toString('base64url');
+      const edited = `${keyId}.${editedPayload}.${issued.split('.')[2]}`;
+      expect(await feed(`?since=${edited}`)).toEqual({
+        status: 400,
+        body: {
+          error: 'Query parameter "since" was altered (its signature does not match): pass next_since exactly as this API returned it',
+        },
+      });
+      expect((await feed(`?since=${keyId}.${editedPayload}`)).body.error).toMatch(/"since" carries no signature/);
+      expect((await feed(`?since=${issued}`)).status).toBe(200);
+    });
+
     it('answers 410 for a token past the retention or unknown to this database', async () => {
-      const current = decodeSyncToken(await position());
-      const old = encodeSyncToken({ ...current, issuedAt: Date.now() - 31 * 86_400_000 });
+      const serviceKey = await serviceKeyOf(store);
+      const current = decodeSyncToken(await position(), serviceKey);
+      const old = encodeSyncToken({ ...current, issuedAt: Date.now() - 31 * 86_400_000 }, serviceKey);
       expect(await feed(`?since=${old}`)).toEqual({ status: 410, body: { error: 'Sync token expired; list the contacts again' } });
-      const ahead = encodeSyncToken({ ...current, seq: current.seq + 1000 });
+      const ahead = encodeSyncToken({ ...current, seq: current.seq + 1000 }, serviceKey);
       expect((await feed(`?since=${ahead}`)).status).toBe(410);
     });
   });
