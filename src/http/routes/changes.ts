@@ -31,9 +31,10 @@ const listChangesSchema = {
   summary: 'What changed in your network since a token (extension)',
   description: [
     'An extension beside `listContacts`: the changes to your contacts after `since`, oldest first, so a copy can stay',
-    'in step without listing everything again. Without `since`, the answer is the current position: take it first,',
-    'then walk `listContacts`, then follow the changes since it (a change made during the walk is replayed; replaying',
-    'an upsert is harmless). Several changes to one contact between two calls come as its latest state.',
+    'in step without listing everything again. To start a copy, pass `since=0`: every contact comes as an `upsert`, in',
+    'pages of `limit`, and then the changes made meanwhile, so a copy built from it misses nothing written during the',
+    'walk (an upsert may come twice; applying the changes in order gives the listing). Without `since`, the answer is',
+    'the current position and no changes. Several changes to one contact between two calls come as its latest state.',
   ].join('\n'),
   tags: ['sync'],
   security: [{ bearerAuth: [] }],
@@ -60,10 +61,13 @@ const listChangesSchema = {
       RATE_LIMIT_HEADERS,
     ),
     400: errorResponse(
-      `\`since\` is malformed or another user’s token, \`limit\` is out of bounds, or an unknown parameter was sent. ${MALFORMED_REQUEST}`,
+      `\`since\` is malformed, altered or unsigned (tokens are signed: pass \`next_since\` exactly as returned), or another user’s token; \`limit\` is out of bounds, or an unknown parameter was sent. ${MALFORMED_REQUEST}`,
       SOMETIMES_RATE_LIMIT_HEADERS,
     ),
-    410: errorResponse(`The token is older than the retention (or unknown): \`${SYNC_TOKEN_EXPIRED_MESSAGE}\`.`, RATE_LIMIT_HEADERS),
+    410: errorResponse(
+      `The token is older than the retention, from another database, or issued before tokens were signed: \`${SYNC_TOKEN_EXPIRED_MESSAGE}\`. Start again with \`since=0\`.`,
+      RATE_LIMIT_HEADERS,
+    ),
   },
 } as const;
 
