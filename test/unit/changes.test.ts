@@ -11,6 +11,7 @@ import {
 import { InputError, PublicError } from '../../src/domain/errors.js';
 import { ServiceKey } from '../../src/domain/service-key.js';
 import { pruneChangesOnce } from '../../src/store/change-pruning.js';
+import { thrown } from '../support/thrown.js';
 
 const OWNER = '0190a3c4-0000-7000-8000-00000000000a';
 const CONTACT = '0190a3c4-0000-7000-8000-000000000001';
@@ -31,14 +32,6 @@ const edited = (text: string, edit: (fields: unknown[]) => unknown[]) => {
   const [keyId, payload, signature] = text.split('.');
   const fields = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as unknown[];
   return `${keyId}.${Buffer.from(JSON.stringify(edit(fields))).toString('base64url')}.${signature}`;
-};
-const failureOf = (read: () => unknown) => {
-  try {
-    read();
-  } catch (error) {
-    return error;
-  }
-  return null;
 };
 const EXPIRED = { status: 410, message: SYNC_TOKEN_EXPIRED_MESSAGE };
 
@@ -83,7 +76,7 @@ describe('sync tokens', () => {
   it('answers 410 for a token signed with another key (another database) or issued before tokens were signed', () => {
     const otherDatabase = encodeSyncToken(token(), new ServiceKey('b'.repeat(64)));
     const beforeSigning = Buffer.from(`${OWNER.replaceAll('-', '')}.42..${NOW}`).toString('base64url');
-    for (const text of [otherDatabase, beforeSigning]) expect(failureOf(() => decodeSyncToken(text, KEY))).toMatchObject(EXPIRED);
+    for (const text of [otherDatabase, beforeSigning]) expect(thrown(() => decodeSyncToken(text, KEY))).toMatchObject(EXPIRED);
   });
 
   it("refuses another owner's token with 400", () => {
@@ -99,7 +92,7 @@ describe('sync tokens', () => {
       [token({ seq: 9 }), NOW],
       [token({ seq: 51 }), NOW],
     ] as const) {
-      const failure = failureOf(() => assertTokenFollowable(tok, log, 30 * DAY, now));
+      const failure = thrown(() => assertTokenFollowable(tok, log, 30 * DAY, now));
       expect(failure).toBeInstanceOf(PublicError);
       expect(failure).toMatchObject(EXPIRED);
     }
