@@ -330,6 +330,22 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
       ]);
     });
 
+    it('keeps the time of its first page in every token, so a walk longer than the retention gets 410', async () => {
+      const user = await createUser(store);
+      const userKey = (await createKey(store, user.id)).key;
+      await importNumberedContacts(store, user.id, 5, 'Slow walk');
+      const serviceKey = await serviceKeyOf(store);
+      const first = decodeSyncToken((await feed('?since=0&limit=2', userKey)).body.next_since, serviceKey);
+      const second = decodeSyncToken(
+        (await feed(`?since=${encodeSyncToken(first, serviceKey)}&limit=2`, userKey)).body.next_since,
+        serviceKey,
+      );
+      expect(second.listedThrough).not.toBeNull();
+      expect(second.issuedAt).toBe(first.issuedAt);
+      const aged = encodeSyncToken({ ...second, issuedAt: Date.now() - 31 * 86_400_000 }, serviceKey);
+      expect((await feed(`?since=${aged}&limit=2`, userKey)).status).toBe(410);
+    });
+
     it.each([1, 2, 3])(
       'with deletes, merges, inserts, edits and moves between every page, ends equal to the listing (seed %i)',
       async (seed) => {
