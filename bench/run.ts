@@ -35,6 +35,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { decodeSyncToken, encodeSyncToken } from '../src/domain/changes.js';
+import { SERVICE_KEY_SECRET, ServiceKey } from '../src/domain/service-key.js';
+import { openStore, parseDatabaseUrl } from '../src/store/open-store.js';
 import { BIG_USER_EMAIL, SMALL_USER_EMAIL, shapeForScale, writeDataset } from './dataset.js';
 import { DEEP_READ_RUNS, measureDeepRead, type DeepRead } from './deep-read.js';
 import { writeResultsSection } from './results-file.js';
@@ -427,11 +429,15 @@ const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.le
 
 /**
  * Positions spread evenly over the owner's whole change log: the feed is walked from its start, 1,000 changes a
- * request, keeping each next_since. The first position is crafted (the log's start) the way the service makes them.
+ * request, keeping each next_since. The first position is crafted (the log's start) the way the service makes them,
+ * signed with the database's service key.
  */
-async function feedTokens(port: number, key: string): Promise<string[]> {
-  const current = decodeSyncToken(JSON.parse(await get(port, '/api/v1/contacts/changes', key)).next_since);
-  const tokens = [encodeSyncToken({ ...current, seq: 0, after: null })];
+async function feedTokens(port: number, key: string, databaseUrl: string): Promise<string[]> {
+  const store = await openStore(parseDatabaseUrl(databaseUrl));
+  const serviceKey = new ServiceKey(await store.oauth.secret(SERVICE_KEY_SECRET));
+  await store.close();
+  const current = decodeSyncToken(JSON.parse(await get(port, '/api/v1/contacts/changes', key)).next_since, serviceKey);
+  const tokens = [encodeSyncToken({ ...current, seq: 0, after: null }, serviceKey)];
   for (;;) {
     const answer = JSON.parse(await get(port, `/api/v1/contacts/changes?limit=1000&since=${tokens.at(-1)}`, key));
     if (!answer.has_more) return tokens;
@@ -496,7 +502,7 @@ async function measureTarget(
     load('random pages, 1k network', 'random-page.lua', { KEY: db.smallKey, NETWORK: '950' });
     if (extra.feed) {
       const tokensFile = join(WORK, 'feed-tokens.txt');
-      writeFileSync(tokensFile, `${(await feedTokens(port, db.bigKey)).join('\n')}\n`);
+      writeFileSync(tokensFile, `${(await feedTokens(port, db.bigKey, db.url)).join('\n')}\n`);
       const feed = { KEY: db.bigKey, TOKENS_FILE: tokensFile };
       load(`changes, 100 a request at random positions, ${big}`, 'changes.lua', feed);
       load(`changes, 100 a request at random positions, ${big}, 1 connection`, 'changes.lua', feed, { connections: 1, seconds: duration });

@@ -1,6 +1,8 @@
 import type { Contact } from './contact.js';
 import { InputError, PublicError } from './errors.js';
 import { canonicalId } from './ids.js';
+import type { SortKey } from './pagination.js';
+import type { ServiceKey } from './service-key.js';
 
 export const CHANGES_LIMIT_MIN = 1;
 export const CHANGES_LIMIT_MAX = 1000;
@@ -19,35 +21,96 @@ export type Change =
   | { type: 'merge'; id: string; changed_at: string; merged_into: string }
   | { type: 'delete'; id: string; changed_at: string };
 
+/** `since=0`: a walk from nothing, every listable contact as an upsert, then the changes made meanwhile. */
+export const SINCE_BEGINNING = '0';
+
 /** A position handed to a client, bound to the owner and to when it was issued. */
 export interface SyncToken extends ChangePosition {
   ownerId: string;
   issuedAt: number;
+  /**
+   * Set while a walk from since=0 sends the listing: the last contact it sent. `seq` is then where the log stood when
+   * the walk began (the changes from there follow the listing) and `issuedAt` when it began.
+   */
+  listedThrough: SortKey | null;
 }
 
-const TOKEN_TEXT = /^([0-9a-f]{32})\.([0-9]{1,15})\.([0-9a-f]{32})?\.([0-9]{1,15})$/;
+const NOT_A_TOKEN = 'Query parameter "since" must be 0 or a next_since token this API returned';
+const UNSIGNED = 'Query parameter "since" carries no signature: pass next_since exactly as this API returned it';
+const ALTERED = 'Query parameter "since" was altered (its signature does not match): pass next_since exactly as this API returned it';
+
+const SIGNATURE_PURPOSE = 'sync token';
+const SIGNATURE_BYTES = 16;
+/** The key's id, the fields as base64url JSON, and their signature (the key's HMAC of the first two). */
+const SIGNED_TOKEN = /^([A-Za-z0-9_-]{8})\.([A-Za-z0-9_-]{1,500})(?:\.([A-Za-z0-9_-]*))?$/;
+/** Tokens issued before they were signed: base64url of the owner, the position and the issue time, dot-separated. */
+const UNSIGNED_TOKEN_TEXT = /^[0-9a-f]{32}\.[0-9]{1,15}\.(?:[0-9a-f]{32})?\.[0-9]{1,15}$/;
+const HEX_ID = /^[0-9a-f]{32}$/;
 const hex = (id: string) => id.replaceAll('-', '');
 const uuid = (hex32: string) =>
   `${hex32.slice(0, 8)}-${hex32.slice(8, 12)}-${hex32.slice(12, 16)}-${hex32.slice(16, 20)}-${hex32.slice(20)}`;
 
-/** Opaque to clients: base64url of the owner, the position and the issue time. */
-export function encodeSyncToken(token: SyncToken): string {
-  const text = `${hex(token.ownerId)}.${token.seq}.${token.after === null ? '' : hex(token.after)}.${token.issuedAt}`;
-  return Buffer.from(text).toString('base64url');
+/** Opaque to clients: the owner, the position, the issue time and the walk's place in the listing, signed. */
+export function encodeSyncToken(token: SyncToken, key: ServiceKey): string {
+  const listed = token.listedThrough;
+  const fields = [hex(token.ownerId), token.seq, token.after === null ? '' : hex(token.after), token.issuedAt];
+  const payload = Buffer.from(JSON.stringify(listed === null ? fields : [...fields, listed.created_at, hex(listed.id)])).toString(
+    'base64url',
+  );
+  const signed = `${key.id}.${payload}`;
+  return `${signed}.${key.digest(SIGNATURE_PURPOSE, signed, SIGNATURE_BYTES)}`;
 }
 
-/** Reads `since`; a token that was not issued by this service is refused naming the parameter. */
-export function decodeSyncToken(text: string): SyncToken {
-  const match = TOKEN_TEXT.exec(Buffer.from(text, 'base64url').toString('latin1'));
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(text) || !match) {
-    throw new InputError('Query parameter "since" must be a next_since token this API returned');
+/**
+ * Reads `since` (not `0`). 400 for what this API did not issue, or issued and someone edited; 410 for a token signed
+ * with another key (another database's) or issued before tokens were signed: the client starts again from since=0.
+ */
+export function decodeSyncToken(text: string, key: ServiceKey): SyncToken {
+  const parts = SIGNED_TOKEN.exec(text);
+  if (!parts) {
+    const unsigned = /^[A-Za-z0-9_-]{1,200}$/.test(text) && UNSIGNED_TOKEN_TEXT.test(Buffer.from(text, 'base64url').toString('latin1'));
+    if (unsigned) throw new PublicError(410, SYNC_TOKEN_EXPIRED_MESSAGE);
+    throw new InputError(NOT_A_TOKEN);
   }
-  const [, owner = '', seq = '', after, issuedAt = ''] = match;
-  return { ownerId: uuid(owner), seq: Number(seq), after: after === undefined ? null : uuid(after), issuedAt: Number(issuedAt) };
+  const [, keyId = '', payload = '', signature] = parts;
+  if (!signature) throw new InputError(UNSIGNED);
+  if (keyId !== key.id) throw new PublicError(410, SYNC_TOKEN_EXPIRED_MESSAGE);
+  if (!key.verifies(SIGNATURE_PURPOSE, `${keyId}.${payload}`, signature, SIGNATURE_BYTES)) throw new InputError(ALTERED);
+  const token = tokenOf(payload);
+  if (token === null) throw new InputError(NOT_A_TOKEN);
+  return token;
+}
+
+/** The fields of a signed token; null when they are not what encodeSyncToken writes. */
+function tokenOf(payload: string): SyncToken | null {
+  let fields: unknown;
+  try {
+    fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(fields) || (fields.length !== 4 && fields.length !== 6)) return null;
+  const [owner, seq, after, issuedAt, createdAt, listedId] = fields as unknown[];
+  const wellFormed =
+    typeof owner === 'string' &&
+    HEX_ID.test(owner) &&
+    Number.isSafeInteger(seq) &&
+    (after === '' || (typeof after === 'string' && HEX_ID.test(after))) &&
+    Number.isSafeInteger(issuedAt) &&
+    (fields.length === 4 || (typeof createdAt === 'string' && typeof listedId === 'string' && HEX_ID.test(listedId)));
+  if (!wellFormed) return null;
+  return {
+    ownerId: uuid(owner),
+    seq: seq as number,
+    after: after === '' ? null : uuid(after as string),
+    issuedAt: issuedAt as number,
+    listedThrough: fields.length === 4 ? null : { created_at: createdAt as string, id: uuid(listedId as string) },
+  };
 }
 
 export interface ChangesRequest {
-  since: SyncToken | null;
+  /** As given: `0`, a token (decodeSyncToken reads it with the service key), or null for the current position. */
+  since: string | null;
   limit: number;
 }
 
@@ -70,7 +133,7 @@ export function parseChangesRequest(query: Record<string, unknown>): ChangesRequ
       `Query parameter "limit" must be a base-10 integer from ${CHANGES_LIMIT_MIN} to ${CHANGES_LIMIT_MAX}; got "${limitText}"`,
     );
   }
-  return { since: query.since === undefined ? null : decodeSyncToken(String(query.since)), limit };
+  return { since: query.since === undefined ? null : String(query.since), limit };
 }
 
 /** What the owner's change log holds now: the last seq recorded, and the first from which it is complete. */

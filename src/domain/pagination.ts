@@ -10,6 +10,12 @@ export const OFFSET_DEFAULT = 0;
 
 export const PAGE_PARAMETERS = ['limit', 'offset'] as const;
 
+/** Where a contact sits in the list order (`created_at`, then `id`), as the database compares them. */
+export interface SortKey {
+  created_at: string;
+  id: string;
+}
+
 export interface PageRequest {
   limit: number;
   offset: number;

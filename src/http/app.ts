@@ -39,6 +39,7 @@ import { registerMcpRoute } from './routes/mcp.js';
 import { registerOAuthRoutes } from './routes/oauth.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
 import { addSecurityHeaders } from './security-headers.js';
+import { serviceKeyFrom } from './service-key.js';
 
 const DAY_MS = 86_400_000;
 
@@ -137,10 +138,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     }),
   );
   const rateLimiter = deps.rateLimit ? createRateLimiter({ ...deps.rateLimit, metrics }) : noRateLimiter;
+  const serviceKey = serviceKeyFrom(deps.store.oauth);
   await registerAuthorizedRoutes(app, { authenticator: deps.authenticator, rateLimiter }, (api) => {
-    registerContactRoutes(api, { contacts: deps.store.contacts });
+    registerContactRoutes(api, { contacts: deps.store.contacts, serviceKey });
     const retentionDays = deps.changesRetentionDays ?? DEFAULT_CHANGES_RETENTION_DAYS;
-    registerChangeRoutes(api, { contacts: deps.store.contacts, retentionMs: retentionDays * DAY_MS });
+    registerChangeRoutes(api, { contacts: deps.store.contacts, retentionMs: retentionDays * DAY_MS, serviceKey });
   });
   const oauth = deps.oauth ?? parseOAuthConfig({}, listenUrlOf('127.0.0.1', DEFAULT_PORT));
   const authorizationServer =

@@ -1,13 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { pageDocumentJson, paginationOf, type PageRequest } from '../domain/pagination.js';
+import { pageDocumentJson, paginationOf, type PageRequest, type SortKey } from '../domain/pagination.js';
 import { LruCache } from '../cache/lru-cache.js';
 import type { ContactPageJson } from './store.js';
-
-/** Where a contact sits in the list order (`created_at`, then `id`). */
-export interface SortKey {
-  created_at: string;
-  id: string;
-}
 
 /**
  * An owner's listing state, maintained by the database itself (triggers): the number of listable contacts,

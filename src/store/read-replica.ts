@@ -73,6 +73,7 @@ export function withReadReplica(primary: Store, replica: Store, options: ReadRep
       // The change feed reads the primary: a token taken from it must never run ahead of the copy it is followed on.
       changeLog: (ownerId) => primary.contacts.changeLog(ownerId),
       readChanges: (ownerId, after, limit) => primary.contacts.readChanges(ownerId, after, limit),
+      readListed: (ownerId, after, limit) => primary.contacts.readListed(ownerId, after, limit),
     },
     pruneChanges: (before, maxRows) => primary.pruneChanges(before, maxRows),
     migrate: () => primary.migrate(),

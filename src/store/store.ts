@@ -1,7 +1,7 @@
 import type { ChangeLogState, ChangePosition } from '../domain/changes.js';
 import type { Contact } from '../domain/contact.js';
 import type { ValidContactInput } from '../domain/contact-input.js';
-import type { PageRequest } from '../domain/pagination.js';
+import type { PageRequest, SortKey } from '../domain/pagination.js';
 import type { BillingPlan } from '../domain/billing-plan.js';
 import type { Scope } from '../domain/scopes.js';
 
@@ -143,6 +143,19 @@ export interface ChangeRead {
   records: ChangeRecord[];
 }
 
+/** A listable contact as a walk from since=0 sends it: where it sits in the list order, and its API JSON. */
+export interface ListedContact {
+  key: SortKey;
+  updatedAt: string;
+  json: string;
+}
+
+/** Listable contacts after a sort key, read in one snapshot with the change log's state. */
+export interface ListedRead {
+  log: ChangeLogState;
+  contacts: ListedContact[];
+}
+
 export interface ContactStore {
   /** Listable contacts (not merged, not the self row) ordered by created_at, then id. */
   listPage(ownerId: string, page: PageRequest): Promise<ContactPage>;
@@ -181,6 +194,8 @@ export interface ContactStore {
   changeLog(ownerId: string): Promise<ChangeLogState>;
   /** At most `limit` contacts whose last change comes after `after`, in change order, with the log's state. */
   readChanges(ownerId: string, after: ChangePosition, limit: number): Promise<ChangeRead>;
+  /** At most `limit` listable contacts after `after` (from the first when null) in list order, with the log's state. */
+  readListed(ownerId: string, after: SortKey | null, limit: number): Promise<ListedRead>;
 }
 
 /**

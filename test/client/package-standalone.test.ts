@@ -49,6 +49,7 @@ describe('the contacts-read-api-client package, installed on its own', () => {
       'NetworkError',
       'PermissionError',
       'RateLimitError',
+      'SINCE_BEGINNING',
       'ServerError',
       'SyncExpiredError',
       'TimeoutError',

@@ -10,7 +10,9 @@ import type { Store, User } from '../../src/store/store.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { openOtherConnection, type OtherConnection } from '../support/other-connection.js';
-import { contactRecord, createKey, createUser } from '../support/seed.js';
+import { prng } from '../support/prng.js';
+import { contactRecord, createKey, createUser, importNumberedContacts } from '../support/seed.js';
+import { serviceKeyOf } from '../support/service-key.js';
 
 interface Change {
   type: 'upsert' | 'merge' | 'delete';
@@ -195,11 +197,32 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
       expect((await feed('?owner_id=x')).body.error).toContain('"owner_id"');
     });
 
+    it('never follows a forged token: an edited one is 400, an unsigned one of the old format 410', async () => {
+      const issued = await position();
+      const later = Date.now() + 365 * 86_400_000;
+      // The pre-signing format (base64url of owner.seq.after.issuedAt) with an issue time a year ahead: 200 before signing.
+      const unsigned = Buffer.from(`${owner.id.replaceAll('-', '')}.0..${later}`).toString('base64url');
+      expect(await feed(`?since=${unsigned}`)).toEqual({ status: 410, body: { error: 'Sync token expired; list the contacts again' } });
+      const [keyId, payload] = issued.split('.');
+      const fields = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as unknown[];
+      const editedPayload = Buffer.from(JSON.stringify(fields.with(3, later))).toString('base64url');
+      const edited = `${keyId}.${editedPayload}.${issued.split('.')[2]}`;
+      expect(await feed(`?since=${edited}`)).toEqual({
+        status: 400,
+        body: {
+          error: 'Query parameter "since" was altered (its signature does not match): pass next_since exactly as this API returned it',
+        },
+      });
+      expect((await feed(`?since=${keyId}.${editedPayload}`)).body.error).toMatch(/"since" carries no signature/);
+      expect((await feed(`?since=${issued}`)).status).toBe(200);
+    });
+
     it('answers 410 for a token past the retention or unknown to this database', async () => {
-      const current = decodeSyncToken(await position());
-      const old = encodeSyncToken({ ...current, issuedAt: Date.now() - 31 * 86_400_000 });
+      const serviceKey = await serviceKeyOf(store);
+      const current = decodeSyncToken(await position(), serviceKey);
+      const old = encodeSyncToken({ ...current, issuedAt: Date.now() - 31 * 86_400_000 }, serviceKey);
       expect(await feed(`?since=${old}`)).toEqual({ status: 410, body: { error: 'Sync token expired; list the contacts again' } });
-      const ahead = encodeSyncToken({ ...current, seq: current.seq + 1000 });
+      const ahead = encodeSyncToken({ ...current, seq: current.seq + 1000 }, serviceKey);
       expect((await feed(`?since=${ahead}`)).status).toBe(410);
     });
   });
@@ -282,6 +305,137 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
     }
     expect(copy.size).toBe(listed.size);
     expect(Object.fromEntries(copy)).toEqual(Object.fromEntries(listed));
+  });
+
+  describe('a walk from since=0: every contact, then the changes made meanwhile', () => {
+    /** Every listable contact of `userId`, by id, as the listing shows them. */
+    const listed = async (userId: string) => {
+      const all = new Map<string, Contact>();
+      for (let offset = 0; ; offset += 100) {
+        const page = await store.contacts.listPage(userId, { limit: 100, offset });
+        for (const contact of page.contacts) all.set(contact.id, contact);
+        if (page.contacts.length < 100) return all;
+      }
+    };
+
+    it('sends an empty network as one empty answer, and then follows on from it', async () => {
+      const user = await createUser(store);
+      const userKey = (await createKey(store, user.id)).key;
+      const { status, body } = await feed('?since=0', userKey);
+      expect({ status, body }).toEqual({ status: 200, body: { data: [], next_since: expect.any(String), has_more: false } });
+      const id = randomUUID();
+      await store.contacts.importContacts(user.id, [contactRecord({ name: 'After' }, id)]);
+      expect((await feed(`?since=${body.next_since}`, userKey)).body.data.map((change) => [change.type, change.id])).toEqual([
+        ['upsert', id],
+      ]);
+    });
+
+    it('keeps the time of its first page in every token, so a walk longer than the retention gets 410', async () => {
+      const user = await createUser(store);
+      const userKey = (await createKey(store, user.id)).key;
+      await importNumberedContacts(store, user.id, 5, 'Slow walk');
+      const serviceKey = await serviceKeyOf(store);
+      const first = decodeSyncToken((await feed('?since=0&limit=2', userKey)).body.next_since, serviceKey);
+      const second = decodeSyncToken(
+        (await feed(`?since=${encodeSyncToken(first, serviceKey)}&limit=2`, userKey)).body.next_since,
+        serviceKey,
+      );
+      expect(second.listedThrough).not.toBeNull();
+      expect(second.issuedAt).toBe(first.issuedAt);
+      const aged = encodeSyncToken({ ...second, issuedAt: Date.now() - 31 * 86_400_000 }, serviceKey);
+      expect((await feed(`?since=${aged}&limit=2`, userKey)).status).toBe(410);
+    });
+
+    it.each([1, 2, 3])(
+      'with deletes, merges, inserts, edits and moves between every page, ends equal to the listing (seed %i)',
+      async (seed) => {
+        const random = prng(seed);
+        const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
+        const user = await createUser(store);
+        const userKey = (await createKey(store, user.id)).key;
+        const start = Date.parse('2024-01-01T00:00:00.000Z');
+        await importNumberedContacts(store, user.id, 60, 'Walk', start);
+        // Contacts a microsecond apart within one millisecond (PostgreSQL keeps microseconds): the walk's place in the
+        // list order must not round them together.
+        for (const micros of [1, 2, 3]) {
+          const at = other.instant(start + 30, micros);
+          const notSelf = db().backend === 'sqlite' ? 0 : false;
+          await other.run(
+            'INSERT INTO contacts (id, owner_id, is_self, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+            randomUUID(),
+            user.id,
+            notSelf,
+            `Micro ${micros}`,
+            at,
+            at,
+          );
+        }
+        const touched = new Set<string>();
+        let written = 0;
+        const writeSomething = async () => {
+          const ids = [...(await listed(user.id)).keys()];
+          const [a, b] = [pick(ids)!, pick(ids)!];
+          written += 1;
+          switch (Math.floor(random() * 6)) {
+            case 0:
+              touched.add(a);
+              await store.contacts.delete(user.id, [a]);
+              break;
+            case 1:
+              if (a === b) return;
+              touched.add(a).add(b);
+              await store.contacts.merge(user.id, a, b);
+              break;
+            case 2: {
+              // At the end of the list order, or before every contact (behind any walk's place).
+              const id = randomUUID();
+              touched.add(id);
+              const at = new Date(random() < 0.5 ? Date.now() : start - 1000 + written).toISOString();
+              await store.contacts.importContacts(user.id, [contactRecord({ name: `Inserted ${written}`, created_at: at }, id)]);
+              break;
+            }
+            case 3:
+              touched.add(a);
+              await store.contacts.importContacts(user.id, [contactRecord({ name: `Edited ${written}` }, a)]);
+              break;
+            case 4: {
+              // Moved in the list order, ahead of the walk or behind it.
+              touched.add(a);
+              const at = new Date(start + Math.floor(random() * 120) - 30).toISOString();
+              await store.contacts.importContacts(user.id, [contactRecord({ created_at: at }, a)]);
+              break;
+            }
+            default:
+              touched.add(a);
+              await other.run('DELETE FROM contacts WHERE id = ?', a);
+          }
+        };
+
+        const copy = new Map<string, Contact>();
+        const upserts = new Map<string, number>();
+        let token = '0';
+        for (let page = 0; ; page += 1) {
+          const { status, body } = await feed(`?since=${token}&limit=7`, userKey);
+          expect(status, JSON.stringify(body)).toBe(200);
+          const ids = body.data.map((change) => change.id);
+          expect(new Set(ids).size, 'a contact appears once per answer').toBe(ids.length);
+          for (const change of body.data) {
+            if (change.type === 'upsert') {
+              copy.set(change.id, change.contact!);
+              upserts.set(change.id, (upserts.get(change.id) ?? 0) + 1);
+            } else copy.delete(change.id);
+          }
+          token = body.next_since;
+          if (!body.has_more) break;
+          expect(page, 'the walk ends').toBeLessThan(200);
+          for (let i = 0; i < 3; i += 1) await writeSomething();
+        }
+        expect(Object.fromEntries(copy)).toEqual(Object.fromEntries(await listed(user.id)));
+        // A contact nobody wrote during the walk is sent once.
+        for (const [id, count] of upserts) if (!touched.has(id)) expect({ id, count }).toEqual({ id, count: 1 });
+        expect((await feed(`?since=${token}`, userKey)).body.data).toEqual([]);
+      },
+    );
   });
 
   it('prunes changes older than a cutoff, in bounded batches', async () => {

@@ -60,7 +60,7 @@ describeEachBackend('conditional requests on GET /api/v1/contacts', (db) => {
     const first = await list('/api/v1/contacts?limit=2');
     expect(first.statusCode).toBe(200);
     const etag = first.headers.etag as string;
-    expect(etag).toMatch(/^"p\d+-2-0"$/);
+    expect(etag).toMatch(/^"p[\w-]{12}-\d+-2-0"$/);
     const before = pagesRead;
     const again = await list('/api/v1/contacts?limit=2', { 'if-none-match': etag });
     expect(again.statusCode).toBe(304);
@@ -73,7 +73,7 @@ describeEachBackend('conditional requests on GET /api/v1/contacts', (db) => {
   it('`If-None-Match: *` on the listing (which always exists) gives 304', async () => {
     const response = await list('/api/v1/contacts', { 'if-none-match': '*' });
     expect(response.statusCode).toBe(304);
-    expect(response.headers.etag).toMatch(/^"p\d+-50-0"$/);
+    expect(response.headers.etag).toMatch(/^"p[\w-]{12}-\d+-50-0"$/);
   });
 
   it('another page, or a write to the owner’s contacts, gives a new tag and the page', async () => {
@@ -86,6 +86,28 @@ describeEachBackend('conditional requests on GET /api/v1/contacts', (db) => {
     expect(changed.statusCode).toBe(200);
     expect(changed.headers.etag).not.toBe(etag);
     expect(changed.json().pagination.total).toBe(6);
+  });
+
+  it("never answers 304 to another owner's tag, even at the same listing version and page", async () => {
+    const { store } = db();
+    const [first, second] = [await createUser(store), await createUser(store)];
+    for (const user of [first, second]) await importNumberedContacts(store, user.id, 3, 'Twin');
+    expect(await store.contacts.listingVersion(first.id)).toBe(await store.contacts.listingVersion(second.id));
+    const keyOf = async (userId: string) => bearer((await createKey(store, userId)).key);
+    const [firstKey, secondKey] = [await keyOf(first.id), await keyOf(second.id)];
+    const firstTag = (await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: firstKey })).headers.etag as string;
+    const secondAnswer = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: { ...secondKey, 'if-none-match': firstTag } });
+    expect(secondAnswer.statusCode).toBe(200);
+    expect(secondAnswer.headers.etag).not.toBe(firstTag);
+    // The change feed's tag of an empty answer, at the same position in both logs, differs too.
+    const nothingNewTag = async (headers: Record<string, string>) => {
+      const position = (await app.inject({ method: 'GET', url: '/api/v1/contacts/changes', headers })).json().next_since as string;
+      return (await app.inject({ method: 'GET', url: `/api/v1/contacts/changes?since=${position}`, headers })).headers.etag;
+    };
+    const feedTags = [await nothingNewTag(firstKey), await nothingNewTag(secondKey)];
+    expect(feedTags[0]).toMatch(/^"c[\w-]{12}-\d+"$/);
+    expect(feedTags[0]?.replace(/^"c[\w-]{12}/, '')).toBe(feedTags[1]?.replace(/^"c[\w-]{12}/, ''));
+    expect(feedTags[0]).not.toBe(feedTags[1]);
   });
 
   it('a 304 counts against the rate limit like any request that passed the key check (docs/api.md)', async () => {
@@ -129,7 +151,7 @@ describeEachBackend('conditional requests on GET /api/v1/contacts', (db) => {
     expect(empty.statusCode).toBe(200);
     expect(empty.json().data).toEqual([]);
     const etag = empty.headers.etag as string;
-    expect(etag).toMatch(/^"c\d+"$/);
+    expect(etag).toMatch(/^"c[\w-]{12}-\d+"$/);
     const unchanged = await list(url, { 'if-none-match': etag });
     expect(unchanged.statusCode).toBe(304);
     expect(unchanged.body).toBe('');

@@ -8,6 +8,7 @@ import { describeEachBackend } from '../support/backends.js';
 import { openApiResponseChecker, type Exchange, type OpenApiDocument } from '../support/openapi-responses.js';
 import { rawRequest } from '../support/raw-http.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
+import { serviceKeyOf } from '../support/service-key.js';
 
 const REQUEST_TIMEOUT_MS = 400;
 const PER_MINUTE = 20;
@@ -111,13 +112,14 @@ describeEachBackend('every answer agrees with the served OpenAPI document', (db)
     const position = JSON.parse((await exchange('GET', '/api/v1/contacts/changes', auth)).body.toString()).next_since as string;
     const empty = await exchange('GET', `/api/v1/contacts/changes?since=${position}`, auth);
     expect(empty.status).toBe(200);
-    const current = decodeSyncToken(position);
-    const start = encodeSyncToken({ ...current, seq: 0, after: null });
+    const serviceKey = await serviceKeyOf(db().store);
+    const current = decodeSyncToken(position, serviceKey);
+    const start = encodeSyncToken({ ...current, seq: 0, after: null }, serviceKey);
     expect((await exchange('GET', `/api/v1/contacts/changes?since=${start}`, { ...auth, 'accept-encoding': 'br' })).status).toBe(200);
     const unchanged = { ...auth, 'if-none-match': String(empty.headers.etag) };
     expect((await exchange('GET', `/api/v1/contacts/changes?since=${position}`, unchanged)).status).toBe(304);
     expect((await exchange('GET', '/api/v1/contacts/changes?since=nope', auth)).status).toBe(400);
-    const expired = encodeSyncToken({ ...current, issuedAt: Date.now() - 400 * 86_400_000 });
+    const expired = encodeSyncToken({ ...current, issuedAt: Date.now() - 400 * 86_400_000 }, serviceKey);
     expect((await exchange('GET', `/api/v1/contacts/changes?since=${expired}`, auth)).status).toBe(410);
   });
 

@@ -43,7 +43,8 @@ describe.runIf(postgresAdminUrl !== null)(
     });
 
     it('rewrites every contact’s JSON without spaces, objects compact in the order jsonb kept, values unchanged', async () => {
-      expect(await store.migrate()).toEqual([COMPACT_JSON]);
+      // Later migrations follow it.
+      expect((await store.migrate())[0]).toBe(COMPACT_JSON);
       const page = (await store.contacts.listPageJson(owner, { offset: 0, limit: 10 })).json.toString();
       expect(page).not.toMatch(/" : |", "|": /);
       const [objects, plain] = JSON.parse(page).data;

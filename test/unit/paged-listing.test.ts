@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PagedListing, type ListingState, type PageSource, type SortKey } from '../../src/store/paged-listing.js';
+import type { SortKey } from '../../src/domain/pagination.js';
+import { PagedListing, type ListingState, type PageSource } from '../../src/store/paged-listing.js';
 
 /** A listing of `n` rows in memory; `version` changes on demand, and every call is recorded. */
 function memorySource(n: number) {

@@ -28,6 +28,7 @@ function fakeStore(name: string) {
     delete: () => answer('delete', 1),
     changeLog: () => answer('changeLog', { currentSeq: 1, changesFrom: 0 }),
     readChanges: () => answer('readChanges', { log: { currentSeq: 1, changesFrom: 0 }, records: [] }),
+    readListed: () => answer('readListed', { log: { currentSeq: 1, changesFrom: 0 }, contacts: [] }),
   };
   const store = {
     kind: 'postgres',

@@ -5,6 +5,8 @@ import type { Change, ChangesResponse, Contact, ContactListResponse, Pagination 
 
 const CONTACTS_PATH = 'api/v1/contacts';
 const CHANGES_PATH = 'api/v1/contacts/changes';
+/** `since=0`: every contact as an upsert, then the changes made meanwhile. */
+export const SINCE_BEGINNING = '0';
 
 /** Options of a ContactsClient. Only `baseUrl` and `apiKey` are required. */
 export interface ContactsClientOptions {
@@ -44,7 +46,10 @@ export interface ListContactsParams {
 
 /** Parameters of one `listChanges` call. */
 export interface ListChangesParams {
-  /** A `next_since` the API returned; without it, the answer is the current position. */
+  /**
+   * A `next_since` the API returned, or `SINCE_BEGINNING` (`'0'`) to start from nothing: every contact as an upsert,
+   * then the changes made meanwhile. Without it, the answer is the current position and no changes.
+   */
   since?: string;
   /** Most changes in the answer, 1–1000; the server's default is 100. */
   limit?: number;
@@ -156,8 +161,8 @@ export class ContactsClient {
 
   /**
    * Brings `copy` (contacts by id) up to date and returns the token to pass next time. Without a token (or when the
-   * server answers that it expired) it starts over: the position first, then the whole listing, then the changes
-   * since the position, so nothing changed during the walk is missed.
+   * server answers that it expired) it starts over from nothing through the feed itself (`since=0`): every contact,
+   * then what changed meanwhile, so nothing written during the walk is missed.
    */
   async mirror(copy: Map<string, Contact>, since: string | null = null, options: { signal?: AbortSignal } = {}): Promise<string> {
     if (since !== null) {
@@ -167,10 +172,8 @@ export class ContactsClient {
         if (!(error instanceof SyncExpiredError)) throw error;
       }
     }
-    const position = (await this.listChanges({ signal: options.signal })).next_since;
     copy.clear();
-    for await (const contact of this.contacts({ signal: options.signal })) copy.set(contact.id, contact);
-    return this.#follow(copy, position, options.signal);
+    return this.#follow(copy, SINCE_BEGINNING, options.signal);
   }
 
   async #follow(copy: Map<string, Contact>, since: string, signal: AbortSignal | undefined): Promise<string> {

@@ -1,5 +1,6 @@
 export {
   ContactsClient,
+  SINCE_BEGINNING,
   type ChangeFeed,
   type ContactsClientOptions,
   type ContactsWalkOptions,

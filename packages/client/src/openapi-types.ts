@@ -44,9 +44,10 @@ export interface paths {
         /**
          * What changed in your network since a token (extension)
          * @description An extension beside `listContacts`: the changes to your contacts after `since`, oldest first, so a copy can stay
-         *     in step without listing everything again. Without `since`, the answer is the current position: take it first,
-         *     then walk `listContacts`, then follow the changes since it (a change made during the walk is replayed; replaying
-         *     an upsert is harmless). Several changes to one contact between two calls come as its latest state.
+         *     in step without listing everything again. To start a copy, pass `since=0`: every contact comes as an `upsert`, in
+         *     pages of `limit`, and then the changes made meanwhile, so a copy built from it misses nothing written during the
+         *     walk (an upsert may come twice; applying the changes in order gives the listing). Without `since`, the answer is
+         *     the current position and no changes. Several changes to one contact between two calls come as its latest state.
          */
         get: operations["listContactChanges"];
         put?: never;
@@ -553,7 +554,7 @@ export interface operations {
     listContactChanges: {
         parameters: {
             query?: {
-                /** @description A `next_since` this API returned. Without it, the answer is the current position and no changes. */
+                /** @description `0` to start from nothing: every contact as an `upsert`, then the changes made meanwhile. Or a `next_since` this API returned, exactly as returned (tokens are signed). Without it, the answer is the current position and no changes. */
                 since?: string;
                 /** @description Most changes to return, 1 to 1000. */
                 limit?: number;
@@ -592,7 +593,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Changes after `since`, oldest first. */
+                        /** @description Changes after `since`, oldest first. From `since=0`, every contact in list order first, then the changes. */
                         data: ({
                             /** @enum {string} */
                             type: "upsert";
@@ -713,7 +714,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `since` is malformed or another user’s token, `limit` is out of bounds, or an unknown parameter was sent. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
+            /** @description `since` is malformed, altered or unsigned (tokens are signed: pass `next_since` exactly as returned), or another user’s token; `limit` is out of bounds, or an unknown parameter was sent. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
             400: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -793,7 +794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token is older than the retention (or unknown): `Sync token expired; list the contacts again`. */
+            /** @description The token is older than the retention, from another database, or issued before tokens were signed: `Sync token expired; list the contacts again`. Start again with `since=0`. */
             410: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -888,7 +889,7 @@ export interface operations {
     "listContactChanges-head": {
         parameters: {
             query?: {
-                /** @description A `next_since` this API returned. Without it, the answer is the current position and no changes. */
+                /** @description `0` to start from nothing: every contact as an `upsert`, then the changes made meanwhile. Or a `next_since` this API returned, exactly as returned (tokens are signed). Without it, the answer is the current position and no changes. */
                 since?: string;
                 /** @description Most changes to return, 1 to 1000. */
                 limit?: number;
@@ -950,7 +951,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `since` is malformed or another user’s token, `limit` is out of bounds, or an unknown parameter was sent. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
+            /** @description `since` is malformed, altered or unsigned (tokens are signed: pass `next_since` exactly as returned), or another user’s token; `limit` is out of bounds, or an unknown parameter was sent. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
             400: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1018,7 +1019,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The token is older than the retention (or unknown): `Sync token expired; list the contacts again`. */
+            /** @description The token is older than the retention, from another database, or issued before tokens were signed: `Sync token expired; list the contacts again`. Start again with `since=0`. */
             410: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */

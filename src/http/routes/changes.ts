@@ -6,11 +6,13 @@ import {
   encodeSyncToken,
   decodeSyncToken,
   parseChangesRequest,
+  SINCE_BEGINNING,
   SYNC_TOKEN_EXPIRED_MESSAGE,
-  type ChangePosition,
+  type SyncToken,
 } from '../../domain/changes.js';
 import type { ChangeRecord, ContactStore } from '../../store/store.js';
 import { principalOf } from '../authorize.js';
+import type { ServiceKeySource } from '../service-key.js';
 import { ifNoneMatchOf, notModified } from '../conditional.js';
 import { COMPRESSION_HEADERS, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
 import { acceptedCodings, encodeOnce } from '../page-compression.js';
@@ -29,9 +31,10 @@ const listChangesSchema = {
   summary: 'What changed in your network since a token (extension)',
   description: [
     'An extension beside `listContacts`: the changes to your contacts after `since`, oldest first, so a copy can stay',
-    'in step without listing everything again. Without `since`, the answer is the current position: take it first,',
-    'then walk `listContacts`, then follow the changes since it (a change made during the walk is replayed; replaying',
-    'an upsert is harmless). Several changes to one contact between two calls come as its latest state.',
+    'in step without listing everything again. To start a copy, pass `since=0`: every contact comes as an `upsert`, in',
+    'pages of `limit`, and then the changes made meanwhile, so a copy built from it misses nothing written during the',
+    'walk (an upsert may come twice; applying the changes in order gives the listing). Without `since`, the answer is',
+    'the current position and no changes. Several changes to one contact between two calls come as its latest state.',
   ].join('\n'),
   tags: ['sync'],
   security: [{ bearerAuth: [] }],
@@ -58,74 +61,130 @@ const listChangesSchema = {
       RATE_LIMIT_HEADERS,
     ),
     400: errorResponse(
-      `\`since\` is malformed or another user’s token, \`limit\` is out of bounds, or an unknown parameter was sent. ${MALFORMED_REQUEST}`,
+      `\`since\` is malformed, altered or unsigned (tokens are signed: pass \`next_since\` exactly as returned), or another user’s token; \`limit\` is out of bounds, or an unknown parameter was sent. ${MALFORMED_REQUEST}`,
       SOMETIMES_RATE_LIMIT_HEADERS,
     ),
-    410: errorResponse(`The token is older than the retention (or unknown): \`${SYNC_TOKEN_EXPIRED_MESSAGE}\`.`, RATE_LIMIT_HEADERS),
+    410: errorResponse(
+      `The token is older than the retention, from another database, or issued before tokens were signed: \`${SYNC_TOKEN_EXPIRED_MESSAGE}\`. Start again with \`since=0\`.`,
+      RATE_LIMIT_HEADERS,
+    ),
   },
 } as const;
+
+/** What one answer sends: its changes as JSON, where the client goes on, and whether more waits now. */
+interface FeedAnswer {
+  data: string[];
+  next: SyncToken;
+  hasMore: boolean;
+}
+
+interface FeedDependencies {
+  contacts: ContactStore;
+  retentionMs: number;
+  serviceKey: ServiceKeySource;
+}
+
+const upsertJson = (id: string, changedAt: string, contactJson: string) =>
+  `{"type":"upsert","id":${JSON.stringify(id)},"changed_at":${JSON.stringify(changedAt)},"contact":${contactJson}}`;
 
 /** A change as JSON; an upsert embeds the contact's JSON as the database stored it, as the listing sends it. */
 function changeJson(record: ChangeRecord): string {
   const { state } = record;
-  const head = `{"type":"${state.kind === 'listable' ? 'upsert' : state.kind === 'merged' ? 'merge' : 'delete'}","id":${JSON.stringify(record.contactId)},"changed_at":${JSON.stringify(record.changedAt)}`;
-  if (state.kind === 'listable') return `${head},"contact":${state.json}}`;
+  if (state.kind === 'listable') return upsertJson(record.contactId, record.changedAt, state.json);
+  const head = `{"type":"${state.kind === 'merged' ? 'merge' : 'delete'}","id":${JSON.stringify(record.contactId)},"changed_at":${JSON.stringify(record.changedAt)}`;
   if (state.kind === 'merged') return `${head},"merged_into":${JSON.stringify(state.mergedInto)}}`;
   return `${head}}`;
 }
 
-/** The entity tag of an empty answer: nothing changed after `seq`. Sent back in If-None-Match, it gets 304 while that holds. */
-function nothingNewEtag(seq: number): string {
-  return `"c${seq}"`;
+/**
+ * The entity tag of an empty answer: nothing changed after `seq` in the owner's network. Sent back in If-None-Match, it
+ * gets 304 while that holds; the owner's tag makes it worthless to anyone else.
+ */
+function nothingNewEtag(ownerTag: string, seq: number): string {
+  return `"c${ownerTag}-${seq}"`;
+}
+
+/**
+ * A page of a walk from since=0: the listable contacts after the last one sent, in list order, as upserts. The first
+ * page pins where the log stands in the same snapshot as its rows, so any change a page misses comes after that
+ * position and is replayed once the listing is sent; a contact deleted before the walk reaches it is never sent, and
+ * its delete replayed. The walk's tokens keep its start time: the changes from its position must outlive the walk.
+ */
+async function listedPage(
+  deps: FeedDependencies,
+  ownerId: string,
+  walk: SyncToken | null,
+  limit: number,
+  now: number,
+): Promise<FeedAnswer> {
+  const read = await deps.contacts.readListed(ownerId, walk?.listedThrough ?? null, limit + 1);
+  if (walk !== null) assertTokenFollowable(walk, read.log, deps.retentionMs, now);
+  const start = walk ?? { ownerId, seq: read.log.currentSeq, after: null, issuedAt: now, listedThrough: null };
+  const listed = read.contacts.slice(0, limit);
+  const more = read.contacts.length > limit;
+  return {
+    data: listed.map((contact) => upsertJson(contact.key.id, contact.updatedAt, contact.json)),
+    next: { ...start, listedThrough: more ? listed.at(-1)!.key : null },
+    hasMore: more || read.log.currentSeq > start.seq,
+  };
+}
+
+/** The changes after a token's position, oldest first. */
+async function changesPage(deps: FeedDependencies, ownerId: string, since: SyncToken, limit: number, now: number): Promise<FeedAnswer> {
+  const read = await deps.contacts.readChanges(ownerId, since, limit + 1);
+  assertTokenFollowable(since, read.log, deps.retentionMs, now);
+  const records = read.records.slice(0, limit);
+  const hasMore = read.records.length > limit;
+  const last = records.at(-1);
+  const position = hasMore && last ? { seq: last.seq, after: last.contactId } : { seq: read.log.currentSeq, after: null };
+  return { data: records.map(changeJson), next: { ownerId, ...position, issuedAt: now, listedThrough: null }, hasMore };
 }
 
 /** The change feed; registered under registerAuthorizedRoutes. */
-export function registerChangeRoutes(app: FastifyInstance, deps: { contacts: ContactStore; retentionMs: number }): void {
+export function registerChangeRoutes(app: FastifyInstance, deps: FeedDependencies): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     CHANGES_PATH,
     {
       schema: listChangesSchema,
-      // Strict parsing happens before schema validation, which would coerce `1e2` into a number; the token is read again
-      // in the handler, as the schema keeps it a string.
+      // Strict parsing happens before schema validation, which would coerce `1e2` into a number; the token is read in
+      // the handler, with the service key.
       preValidation: async (request: FastifyRequest) => {
-        const query = request.query as Record<string, unknown>;
-        const { limit } = parseChangesRequest(query);
-        request.query = query.since === undefined ? { limit } : { since: query.since, limit };
+        const { since, limit } = parseChangesRequest(request.query as Record<string, unknown>);
+        request.query = since === null ? { limit } : { since, limit };
       },
     },
     async (request, reply) => {
       // preValidation filled the default.
       const limit = request.query.limit!;
-      const since = request.query.since === undefined ? null : decodeSyncToken(request.query.since);
+      const key = await deps.serviceKey.ready();
       const ownerId = principalOf(request).ownerId;
-      const issuedAt = Date.now();
+      const now = Date.now();
       reply.header('vary', 'Accept-Encoding');
-      const token = (position: ChangePosition) => encodeSyncToken({ ...position, ownerId, issuedAt });
-      if (since === null) {
+      if (request.query.since === undefined) {
         const log = await deps.contacts.changeLog(ownerId);
-        return { data: [], next_since: token({ seq: log.currentSeq, after: null }), has_more: false };
+        const position = { ownerId, seq: log.currentSeq, after: null, issuedAt: now, listedThrough: null };
+        return { data: [], next_since: encodeSyncToken(position, key), has_more: false };
       }
-      assertTokenOwner(since, ownerId);
-      if (ifNoneMatchOf(request) !== undefined && since.after === null) {
+      const since = request.query.since === SINCE_BEGINNING ? null : decodeSyncToken(request.query.since, key);
+      if (since !== null) assertTokenOwner(since, ownerId);
+      if (since !== null && since.after === null && since.listedThrough === null && ifNoneMatchOf(request) !== undefined) {
         const log = await deps.contacts.changeLog(ownerId);
-        assertTokenFollowable(since, log, deps.retentionMs, issuedAt);
+        assertTokenFollowable(since, log, deps.retentionMs, now);
         // A 304 keeps the client on its token, so only while the token has half its retention left.
         if (
           log.currentSeq === since.seq &&
-          issuedAt - since.issuedAt < deps.retentionMs / 2 &&
-          notModified(request, reply, nothingNewEtag(since.seq))
+          now - since.issuedAt < deps.retentionMs / 2 &&
+          notModified(request, reply, nothingNewEtag(key.ownerTag(ownerId), since.seq))
         ) {
           return reply;
         }
       }
-      const read = await deps.contacts.readChanges(ownerId, since, limit + 1);
-      assertTokenFollowable(since, read.log, deps.retentionMs, issuedAt);
-      if (read.records.length === 0) reply.header('etag', nothingNewEtag(read.log.currentSeq));
-      const records = read.records.slice(0, limit);
-      const hasMore = read.records.length > limit;
-      const last = records.at(-1);
-      const next = hasMore && last ? { seq: last.seq, after: last.contactId } : { seq: read.log.currentSeq, after: null };
-      const json = `{"data":[${records.map(changeJson).join(',')}],"next_since":${JSON.stringify(token(next))},"has_more":${hasMore}}`;
+      const answer =
+        since === null || since.listedThrough !== null
+          ? await listedPage(deps, ownerId, since, limit, now)
+          : await changesPage(deps, ownerId, since, limit, now);
+      if (answer.data.length === 0 && !answer.hasMore) reply.header('etag', nothingNewEtag(key.ownerTag(ownerId), answer.next.seq));
+      const json = `{"data":[${answer.data.join(',')}],"next_since":${JSON.stringify(encodeSyncToken(answer.next, key))},"has_more":${answer.hasMore}}`;
       const encoded = await encodeOnce(json, acceptedCodings(request.headers['accept-encoding']));
       if (encoded === null) return sendJson(reply, json);
       return sendJson(reply.header('content-encoding', encoded.coding), encoded.body);

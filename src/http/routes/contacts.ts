@@ -12,15 +12,17 @@ import { principalOf } from '../authorize.js';
 import { codedEtag, notModifiedInAnyCoding } from '../conditional.js';
 import { acceptedCodings, CompressedPages, type ContentCoding, type EncodedPage } from '../page-compression.js';
 import { sendJson } from '../send-json.js';
+import type { ServiceKeySource } from '../service-key.js';
 
 export const CONTACTS_PATH = '/api/v1/contacts';
 
 /**
- * A page's strong entity tag: the owner's listing version (every write to the owner's contacts changes it), the page
- * size and the offset. The same tag means the same bytes.
+ * A page's strong entity tag: the owner's tag (ServiceKey.ownerTag: two owners at the same version never share a tag),
+ * the owner's listing version (every write to the owner's contacts changes it), the page size and the offset. The
+ * same tag means the same bytes.
  */
-export function pageEtag(version: number, page: PageRequest, coding: ContentCoding | null = null): string {
-  return codedEtag(`"p${version}-${page.limit}-${page.offset}"`, coding);
+export function pageEtag(ownerTag: string, version: number, page: PageRequest, coding: ContentCoding | null = null): string {
+  return codedEtag(`"p${ownerTag}-${version}-${page.limit}-${page.offset}"`, coding);
 }
 
 const listContactsSchema = {
@@ -59,7 +61,7 @@ const listContactsSchema = {
 } as const;
 
 /** The REST contact routes; registered under registerAuthorizedRoutes, which sets each request's principal. */
-export function registerContactRoutes(app: FastifyInstance, deps: { contacts: ContactStore }): void {
+export function registerContactRoutes(app: FastifyInstance, deps: { contacts: ContactStore; serviceKey: ServiceKeySource }): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const compressed = new CompressedPages();
   api.get(
@@ -77,16 +79,17 @@ export function registerContactRoutes(app: FastifyInstance, deps: { contacts: Co
       // The database built the contacts' JSON from the same fields ContactSchema declares (the conformance
       // suite and the OpenAPI validation test hold it to that), so the page is sent without re-serializing.
       const { ownerId } = principalOf(request);
+      const ownerTag = (await deps.serviceKey.ready()).ownerTag(ownerId);
       reply.header('vary', 'Accept-Encoding');
       const codings = acceptedCodings(request.headers['accept-encoding']);
       const pageKey = (version: number) => `${ownerId}:${version}:${page.limit}:${page.offset}`;
       const send = (version: number, { coding, body }: EncodedPage) => {
         if (coding !== null) reply.header('content-encoding', coding);
-        return sendJson(reply.header('etag', pageEtag(version, page, coding)), body);
+        return sendJson(reply.header('etag', pageEtag(ownerTag, version, page, coding)), body);
       };
       // The version alone (the owner's cached listing state) answers a 304, or finds the page kept before.
       const version = await deps.contacts.listingVersion(ownerId);
-      if (notModifiedInAnyCoding(request, reply, pageEtag(version, page))) return reply;
+      if (notModifiedInAnyCoding(request, reply, pageEtag(ownerTag, version, page))) return reply;
       const kept = compressed.read(pageKey(version), codings);
       if (kept !== null) return send(version, kept);
       const read = await deps.contacts.listPageJson(ownerId, page);

@@ -8,7 +8,12 @@ const ChangedAt = Type.String({ format: 'date-time', description: 'When the chan
 export const ListChangesQuerySchema = Type.Object(
   {
     since: Type.Optional(
-      Type.String({ description: 'A `next_since` this API returned. Without it, the answer is the current position and no changes.' }),
+      Type.String({
+        description: [
+          '`0` to start from nothing: every contact as an `upsert`, then the changes made meanwhile. Or a `next_since`',
+          'this API returned, exactly as returned (tokens are signed). Without it, the answer is the current position and no changes.',
+        ].join(' '),
+      }),
     ),
     limit: Type.Optional(
       Type.Integer({
@@ -25,7 +30,11 @@ export const ListChangesQuerySchema = Type.Object(
 export const ChangeSchema = Type.Union([
   Type.Object(
     { type: Type.Literal('upsert'), id: Id, changed_at: ChangedAt, contact: ContactSchema },
-    { additionalProperties: false, description: 'The contact became listable or changed; `contact` is its state now.' },
+    {
+      additionalProperties: false,
+      description:
+        'The contact became listable or changed, or (from `since=0`) is one of your contacts; `contact` is its state now. In that walk, `changed_at` is the contact’s `updated_at`.',
+    },
   ),
   Type.Object(
     { type: Type.Literal('merge'), id: Id, changed_at: ChangedAt, merged_into: Type.String({ format: 'uuid' }) },
@@ -39,7 +48,10 @@ export const ChangeSchema = Type.Union([
 
 export const ChangesResponseSchema = Type.Object(
   {
-    data: Type.Array(ChangeSchema, { maxItems: CHANGES_LIMIT_MAX, description: 'Changes after `since`, oldest first.' }),
+    data: Type.Array(ChangeSchema, {
+      maxItems: CHANGES_LIMIT_MAX,
+      description: 'Changes after `since`, oldest first. From `since=0`, every contact in list order first, then the changes.',
+    }),
     next_since: Type.String({ description: 'Pass it as `since` to get what changed after this answer.' }),
     has_more: Type.Boolean({ description: 'True when more changes wait: ask again with `next_since` at once.' }),
   },

@@ -2,7 +2,9 @@ import type pg from 'pg';
 import type { ChangeLogState, ChangePosition } from '../../domain/changes.js';
 import { canonicalId } from '../../domain/ids.js';
 import { AFTER_EVERY_ID, changeRecord, type ChangeRow } from '../change-record.js';
-import type { ChangeRead } from '../store.js';
+import type { SortKey } from '../../domain/pagination.js';
+import { listableSql } from '../listable.js';
+import type { ChangeRead, ListedRead } from '../store.js';
 
 const LOG_STATE_SQL = 'SELECT change_seq AS "currentSeq", changes_from AS "changesFrom" FROM owner_listing WHERE owner_id = $1::uuid';
 
@@ -19,6 +21,23 @@ const READ_CHANGES_SQL = `
   LEFT JOIN contacts c ON c.id = ch.contact_id
   WHERE l.owner_id = $1::uuid
   ORDER BY ch.seq, ch.contact_id`;
+
+/**
+ * The log's state and the listable contacts after a sort key, in one statement (one snapshot), from the listing
+ * index. created_at travels as timestamptz text, which casts back to the same microsecond.
+ */
+const readListedSql = (seek: string) => `
+  SELECT l.change_seq, l.changes_from, c.created_at::text AS created_at, c.id, c.updated_at, c.api_json
+  FROM owner_listing l
+  LEFT JOIN LATERAL (
+    SELECT created_at, id, updated_at, api_json FROM contacts listed
+    WHERE ${listableSql('postgres', '$1::uuid', 'listed')} ${seek}
+    ORDER BY listed.created_at, listed.id LIMIT $2::int
+  ) c ON true
+  WHERE l.owner_id = $1::uuid
+  ORDER BY c.created_at, c.id`;
+const READ_LISTED_FROM_START_SQL = readListedSql('');
+const READ_LISTED_AFTER_SQL = readListedSql('AND (listed.created_at, listed.id) > ($3::timestamptz, $4::uuid)');
 
 const NO_LOG: ChangeLogState = { currentSeq: 0, changesFrom: 0 };
 
@@ -46,6 +65,33 @@ export async function postgresReadChanges(pool: pg.Pool, ownerId: string, after:
   return {
     log: { currentSeq: Number(first.change_seq), changesFrom: Number(first.changes_from) },
     records: rows.filter((row) => row.contact_id !== null).map((row) => changeRecord(owner, row)),
+  };
+}
+
+interface ListedRow {
+  change_seq: string;
+  changes_from: string;
+  created_at: string | null;
+  id: string;
+  updated_at: string;
+  api_json: string;
+}
+
+export async function postgresReadListed(pool: pg.Pool, ownerId: string, after: SortKey | null, limit: number): Promise<ListedRead> {
+  const owner = canonicalId(ownerId);
+  if (owner === null) return { log: NO_LOG, contacts: [] };
+  const { rows } = await pool.query<ListedRow>(
+    after === null
+      ? { name: 'changes_listed', text: READ_LISTED_FROM_START_SQL, values: [owner, limit] }
+      : { name: 'changes_listed_after', text: READ_LISTED_AFTER_SQL, values: [owner, limit, after.created_at, after.id] },
+  );
+  const first = rows[0];
+  if (!first) return { log: NO_LOG, contacts: [] };
+  return {
+    log: { currentSeq: Number(first.change_seq), changesFrom: Number(first.changes_from) },
+    contacts: rows
+      .filter((row) => row.created_at !== null)
+      .map((row) => ({ key: { created_at: row.created_at!, id: row.id }, updatedAt: row.updated_at, json: row.api_json })),
   };
 }
 

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Contact } from '../../domain/contact.js';
+import type { SortKey } from '../../domain/pagination.js';
 import type { ChangeLogState, ChangePosition } from '../../domain/changes.js';
 import { assertAllOwned, idsToDelete } from '../../domain/contact-deletion.js';
 import { InputError } from '../../domain/errors.js';
@@ -13,8 +14,8 @@ import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchAsync } from '../search-plan.js';
-import type { ChangeRead, ContactStore, FoundContact, ImportOutcome, ImportRecord } from '../store.js';
-import { postgresChangeLog, postgresReadChanges } from './changes.js';
+import type { ChangeRead, ContactStore, FoundContact, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
+import { postgresChangeLog, postgresReadChanges, postgresReadListed } from './changes.js';
 import { ContactWriter, findExisting } from './contact-writer.js';
 import { mergeContacts } from './merge.js';
 import { postgresPageSource } from './page-source.js';
@@ -159,5 +160,9 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
 
   async readChanges(ownerId: string, after: ChangePosition, limit: number): Promise<ChangeRead> {
     return postgresReadChanges(this.pool, ownerId, after, limit);
+  }
+
+  async readListed(ownerId: string, after: SortKey | null, limit: number): Promise<ListedRead> {
+    return postgresReadListed(this.pool, ownerId, after, limit);
   }
 }

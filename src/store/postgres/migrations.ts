@@ -493,4 +493,14 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         GENERATED ALWAYS AS (contacts_api_json(${CONTACT_COLUMNS.join(', ')})) STORED;
     `,
   },
+  {
+    version: 9,
+    name: 'the service key',
+    // Signs sync tokens and keys the owner's part of entity tags. Kept beside the OAuth secrets, made once here, so
+    // every worker and restart agrees on it.
+    sql: `
+      INSERT INTO oauth_secrets (name, value, created_at)
+        VALUES ('service-key', replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), now());
+    `,
+  },
 ];

@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { isUuid } from '../../domain/ids.js';
 import { listableSql } from '../listable.js';
-import type { ListingState, PageSource, SortKey } from '../paged-listing.js';
+import type { SortKey } from '../../domain/pagination.js';
+import type { ListingState, PageSource } from '../paged-listing.js';
 
 const listable = (row: string) => listableSql('postgres', '$1::uuid', row);
 

@@ -1,7 +1,9 @@
 import type { ChangeLogState, ChangePosition } from '../../domain/changes.js';
 import { canonicalId } from '../../domain/ids.js';
 import { AFTER_EVERY_ID, changeRecord, type ChangeRow } from '../change-record.js';
-import type { ChangeRead } from '../store.js';
+import type { SortKey } from '../../domain/pagination.js';
+import { listableSql } from '../listable.js';
+import type { ChangeRead, ListedRead } from '../store.js';
 import type { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 
@@ -12,6 +14,13 @@ const READ_CHANGES_SQL = `
   FROM contact_changes ch LEFT JOIN contacts c ON c.id = ch.contact_id
   WHERE ch.owner_id = @owner AND (ch.seq, ch.contact_id) > (@seq, @after)
   ORDER BY ch.seq, ch.contact_id LIMIT @limit`;
+
+const readListedSql = (seek: string) => `
+  SELECT created_at, id, updated_at, api_json FROM contacts
+  WHERE ${listableSql('sqlite', '@owner')} ${seek}
+  ORDER BY created_at, id LIMIT @limit`;
+const READ_LISTED_FROM_START_SQL = readListedSql('');
+const READ_LISTED_AFTER_SQL = readListedSql('AND (created_at, id) > (@created_at, @id)');
 
 const NO_LOG: ChangeLogState = { currentSeq: 0, changesFrom: 0 };
 
@@ -31,6 +40,26 @@ export function sqliteReadChanges(statements: StatementCache, ownerId: string, a
       statements.get(READ_CHANGES_SQL).all({ owner, seq: after.seq, after: after.after ?? AFTER_EVERY_ID, limit }) as ChangeRow[]
     ).map((row) => changeRecord(owner, row)),
   }))();
+}
+
+export function sqliteReadListed(statements: StatementCache, ownerId: string, after: SortKey | null, limit: number): ListedRead {
+  const owner = canonicalId(ownerId);
+  if (owner === null) return { log: NO_LOG, contacts: [] };
+  const rows = statements.db.transaction(() => ({
+    log: sqliteChangeLog(statements, owner),
+    rows: (after === null
+      ? statements.get(READ_LISTED_FROM_START_SQL).all({ owner, limit })
+      : statements.get(READ_LISTED_AFTER_SQL).all({ owner, limit, created_at: after.created_at, id: after.id })) as {
+      created_at: string;
+      id: string;
+      updated_at: string;
+      api_json: string;
+    }[],
+  }))();
+  return {
+    log: rows.log,
+    contacts: rows.rows.map((row) => ({ key: { created_at: row.created_at, id: row.id }, updatedAt: row.updated_at, json: row.api_json })),
+  };
 }
 
 /** Oldest first, a bounded batch, and only while no other connection writes: a prune never waits for a lock. */

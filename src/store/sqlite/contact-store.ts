@@ -1,4 +1,5 @@
 import type { Contact } from '../../domain/contact.js';
+import type { SortKey } from '../../domain/pagination.js';
 import type { ChangeLogState, ChangePosition } from '../../domain/changes.js';
 import { assertAllOwned, idsToDelete } from '../../domain/contact-deletion.js';
 import { InputError } from '../../domain/errors.js';
@@ -11,9 +12,9 @@ import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchSync } from '../search-plan.js';
-import type { ChangeRead, ContactStore, FoundContact, ImportOutcome, ImportRecord } from '../store.js';
+import type { ChangeRead, ContactStore, FoundContact, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
 import { SqliteBulkLoad } from './bulk-load.js';
-import { sqliteChangeLog, sqliteReadChanges } from './changes.js';
+import { sqliteChangeLog, sqliteReadChanges, sqliteReadListed } from './changes.js';
 import { ContactWriter } from './contact-writer.js';
 import { mergeContacts } from './merge.js';
 import { sqlitePageSource } from './page-source.js';
@@ -144,6 +145,10 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
 
   async readChanges(ownerId: string, after: ChangePosition, limit: number): Promise<ChangeRead> {
     return sqliteReadChanges(this.statements, ownerId, after, limit);
+  }
+
+  async readListed(ownerId: string, after: SortKey | null, limit: number): Promise<ListedRead> {
+    return sqliteReadListed(this.statements, ownerId, after, limit);
   }
 }
 

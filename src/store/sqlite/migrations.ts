@@ -421,4 +421,14 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
         FROM (SELECT 'cookie-key' AS name UNION ALL SELECT 'csrf-key' UNION ALL SELECT 'signing-seed');
     `,
   },
+  {
+    version: 9,
+    name: 'the service key',
+    // Signs sync tokens and keys the owner's part of entity tags. Kept beside the OAuth secrets, made once here, so
+    // every worker and restart agrees on it.
+    sql: `
+      INSERT INTO oauth_secrets (name, value, created_at)
+        VALUES ('service-key', lower(hex(randomblob(32))), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+    `,
+  },
 ];

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { listableSql } from '../listable.js';
-import type { ListingState, PageSource, SortKey } from '../paged-listing.js';
+import type { SortKey } from '../../domain/pagination.js';
+import type { ListingState, PageSource } from '../paged-listing.js';
 
 const LISTABLE = listableSql('sqlite', '@owner');
 // The page's rows are picked from the covering listing index alone (a deferred join), so skipped rows cost
