@@ -148,6 +148,28 @@ describe('HTTP hardening', () => {
       }
     });
 
+    it('says Vary: Origin beside Accept-Encoding on every route that varies on both, cacheable ones included', async () => {
+      const app = await appWith({ http: { corsOrigins: [origin] } });
+      const docs = await app.inject({ method: 'GET', url: '/docs' });
+      const bundle = /<script src="([^"]+)"/.exec(docs.body)![1]!;
+      const sync = (await app.inject({ method: 'GET', url: '/api/v1/contacts/changes', headers: bearer(key) })).json<{
+        next_since: string;
+      }>();
+      for (const url of [
+        '/api/v1/openapi.json',
+        '/docs',
+        bundle,
+        '/api/v1/contacts',
+        `/api/v1/contacts/changes?since=${sync.next_since}`,
+      ]) {
+        for (const headers of [{ origin }, { origin: 'https://other.example.com' }, {}]) {
+          const response = await app.inject({ method: 'GET', url, headers: { ...bearer(key), 'accept-encoding': 'br', ...headers } });
+          expect(response.statusCode, url).toBe(200);
+          expect(response.headers.vary, url).toBe('Origin, Accept-Encoding');
+        }
+      }
+    });
+
     it('answers a preflight with the allowed methods and headers', async () => {
       const app = await appWith({ http: { corsOrigins: [origin] } });
       const response = await app.inject({

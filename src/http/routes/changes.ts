@@ -15,6 +15,7 @@ import { ifNoneMatchOf, notModified } from '../conditional.js';
 import { COMPRESSION_HEADERS, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
 import { acceptedCodings, encodeOnce } from '../page-compression.js';
 import { sendJson } from '../send-json.js';
+import { varyOn } from '../vary.js';
 import { ChangesResponseSchema, ListChangesQuerySchema } from '../schemas/changes.js';
 import { errorResponse, NO_STORE_HEADER } from '../schemas/common.js';
 import { AUTHORIZED_ERROR_RESPONSES } from '../schemas/authorized-responses.js';
@@ -99,7 +100,7 @@ export function registerChangeRoutes(app: FastifyInstance, deps: { contacts: Con
       const since = request.query.since === undefined ? null : decodeSyncToken(request.query.since);
       const ownerId = principalOf(request).ownerId;
       const issuedAt = Date.now();
-      reply.header('vary', 'Accept-Encoding');
+      varyOn(reply, 'Accept-Encoding');
       const token = (position: ChangePosition) => encodeSyncToken({ ...position, ownerId, issuedAt });
       if (since === null) {
         const log = await deps.contacts.changeLog(ownerId);

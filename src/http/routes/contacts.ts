@@ -12,6 +12,7 @@ import { principalOf } from '../authorize.js';
 import { codedEtag, notModifiedInAnyCoding } from '../conditional.js';
 import { acceptedCodings, CompressedPages, type ContentCoding, type EncodedPage } from '../page-compression.js';
 import { sendJson } from '../send-json.js';
+import { varyOn } from '../vary.js';
 
 export const CONTACTS_PATH = '/api/v1/contacts';
 
@@ -77,7 +78,7 @@ export function registerContactRoutes(app: FastifyInstance, deps: { contacts: Co
       // The database built the contacts' JSON from the same fields ContactSchema declares (the conformance
       // suite and the OpenAPI validation test hold it to that), so the page is sent without re-serializing.
       const { ownerId } = principalOf(request);
-      reply.header('vary', 'Accept-Encoding');
+      varyOn(reply, 'Accept-Encoding');
       const codings = acceptedCodings(request.headers['accept-encoding']);
       const pageKey = (version: number) => `${ownerId}:${version}:${page.limit}:${page.offset}`;
       const send = (version: number, { coding, body }: EncodedPage) => {
