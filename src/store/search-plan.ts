@@ -106,7 +106,10 @@ const MARKS = /\p{M}+/u;
  * the NFC form keeps a precomposed letter (é, й, a Hangul syllable) one letter, as FTS5 keeps it one character.
  */
 export function indexedLength(word: string): number {
-  const runs = word.normalize('NFC').split(MARKS).filter((run) => run !== '');
+  const runs = word
+    .normalize('NFC')
+    .split(MARKS)
+    .filter((run) => run !== '');
   return runs.length === 0 ? 0 : Math.min(...runs.map((run) => [...run].length));
 }
 
