@@ -27,7 +27,7 @@ const WORKER_KILL_GRACE_MS = 1_000;
  * gracefully, and one that overruns SHUTDOWN_TIMEOUT_MS is killed; a second signal kills them all at once.
  */
 export async function runPrimary(config: Config, workers: number, logger: Logger, announce: (line: string) => void): Promise<number> {
-  const store = await openStore(config.database);
+  const store = await openStore(config.database, { mustExist: true });
   try {
     const applied = await store.migrate();
     if (applied.length > 0) logger.info({ versions: applied }, 'applied database migrations');

@@ -15,10 +15,10 @@ import { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 import { SqliteUserStore } from './user-store.js';
 
-/** Opens (creating if needed) the SQLite database at `path`, in WAL mode. */
+/** Opens the SQLite database at `path`, in WAL mode: creating it if needed, unless `options.mustExist`. */
 export function openSqliteStore(path: string, options: StoreOptions = {}): Store {
-  const { db, writeLock } = openDatabase(path, options);
-  return new SqliteStore(db, writeLock, { stateTtlMs: options.listingStateTtlMs });
+  const { db, writeLock, detachedReason } = openDatabase(path, options);
+  return new SqliteStore(db, writeLock, detachedReason, { stateTtlMs: options.listingStateTtlMs });
 }
 
 function appliedVersions(db: Database.Database): Set<number> {
@@ -72,6 +72,7 @@ class SqliteStore implements Store {
   constructor(
     private readonly db: Database.Database,
     private readonly writeLock: SqliteWriteLock,
+    readonly detachedReason: () => string | null,
     listingOptions: PagedListingOptions,
   ) {
     const statements = new StatementCache(db);
@@ -105,6 +106,8 @@ class SqliteStore implements Store {
   }
 
   async ping(): Promise<void> {
+    const detached = this.detachedReason();
+    if (detached !== null) throw new Error(detached);
     this.db.prepare('SELECT 1').get();
   }
 
