@@ -206,6 +206,8 @@ describe('HTTP hardening', () => {
       ['with a newline-like escape', 'a%0Ab'],
       ['65 characters long', 'x'.repeat(65)],
       ['shaped like an API key', 'cnt_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAbcdefg'],
+      ['a key’s secret without its prefix', 'qnqu01qrUljTBWzJSroCwENwgvoLgS3XXeQ6'],
+      ['an OAuth access token (43 characters of base64url)', 'Xk3_pQ9-ZrT2vBn8LmW4yHs6JdC1aFgE0uIoPqRsTuV'],
       ['empty', ''],
     ])('replaces an id that is %s with a generated UUID', async (_name, offered) => {
       const app = await appWith({});
@@ -213,6 +215,15 @@ describe('HTTP hardening', () => {
       const response = await app.inject({ method: 'GET', url: '/healthz', headers });
       expect(response.headers['x-request-id']).toMatch(UUID);
     });
+
+    it.each(['0b6f2c3e-8a1d-4f5e-9c7b-2d4e6f8a0b1c', '4bf92f3577b34da6a3ce929d0e0e4736', 'edge-lb-01.req-000042'])(
+      'keeps %s, a UUID, a W3C trace id or a plain token, unchanged',
+      async (offered) => {
+        const app = await appWith({});
+        const response = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': offered } });
+        expect(response.headers['x-request-id']).toBe(offered);
+      },
+    );
 
     it('logs each request under its id', async () => {
       const logs = captureLogs('info');
