@@ -154,7 +154,7 @@ describeEachBackend('logs never carry keys, the Authorization header or contact 
       hex(text).replace(/%([0-9A-F])([0-9A-F])/g, (_all, high: string, low: string, at: number) =>
         at % 2 === 0 ? `%${high}${low.toLowerCase()}` : `%${high.toLowerCase()}${low}`,
       );
-    const again = (text: string, times: number) => (times === 0 ? text : again(hex(text), times - 1));
+    const again = (text: string, times: number): string => (times === 0 ? text : again(hex(text), times - 1));
     const encodings = (text: string) => [
       text,
       hex(text),

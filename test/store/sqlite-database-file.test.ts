@@ -16,6 +16,19 @@ describe('SQLite: the database file a server opens', () => {
     expect(existsSync(join(dir, 'missing'))).toBe(false);
   });
 
+  it('is not ready while its file has not been migrated', async () => {
+    const path = join(dir, 'empty.db');
+    await openSqliteStore(path).close();
+    const store = openSqliteStore(path, { mustExist: true });
+    try {
+      await expect(store.ping()).rejects.toThrow();
+      await store.migrate();
+      await store.ping();
+    } finally {
+      await store.close();
+    }
+  });
+
   it('says it is detached, and fails readiness, once its file is moved away or replaced', async () => {
     const path = join(dir, 'contacts.db');
     const created = openSqliteStore(path);

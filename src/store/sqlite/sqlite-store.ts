@@ -15,6 +15,8 @@ import { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 import { SqliteUserStore } from './user-store.js';
 
+const LATEST_MIGRATION = Math.max(...SQLITE_MIGRATIONS.map((migration) => migration.version));
+
 /** Opens the SQLite database at `path`, in WAL mode: creating it if needed, unless `options.mustExist`. */
 export function openSqliteStore(path: string, options: StoreOptions = {}): Store {
   const { db, writeLock, detachedReason } = openDatabase(path, options);
@@ -108,7 +110,10 @@ class SqliteStore implements Store {
   async ping(): Promise<void> {
     const detached = this.detachedReason();
     if (detached !== null) throw new Error(detached);
-    this.db.prepare('SELECT 1').get();
+    // Ready means the API would answer: a file that is there but not migrated (an empty one restored in its place)
+    // is not ready, and a missing table fails this read too.
+    const applied = this.db.prepare('SELECT max(version) FROM schema_migrations').pluck().get() as number | null;
+    if ((applied ?? 0) < LATEST_MIGRATION) throw new Error('the database is not migrated: run contacts-read-api migrate');
   }
 
   async close(): Promise<void> {
