@@ -255,6 +255,21 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     expect(await server.exited).toBe(0);
   });
 
+  it('without workers, stops with exit code 1 once its database file leaves its path, creating nothing', async () => {
+    const folder = dirname(database.databaseUrl.slice('file:'.length));
+    const away = `${folder}.gone`;
+    const server = await startServerProcess({ DATABASE_URL: database.databaseUrl, WORKERS: '1', LOG_LEVEL: 'info' });
+    started.push(processTree(server.child.pid!));
+    renameSync(folder, away);
+    try {
+      expect(await server.exited).toBe(1);
+      expect(server.logLines().map((line) => line.msg)).toContain('the database file is no longer at its path; stopping to open it again');
+      expect(existsSync(folder)).toBe(false);
+    } finally {
+      renameSync(away, folder);
+    }
+  });
+
   it('restarts a worker that cannot start with backoff, logs it, and comes back once it can', async () => {
     // The database's folder goes away (an unmounted volume): a new worker cannot open the database, and exits.
     const away = `${dirname(database.databaseUrl.slice('file:'.length))}.away`;
