@@ -84,15 +84,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
 function stopWhenDatabaseDetached(server: RunningServer, config: Config, worker: boolean): void {
   watchForDetachedStore(server.store, (reason) => {
     server.logger.error({ reason }, 'the database file is no longer at its path; stopping to open it again');
-    if (worker) return stopWorker(server, config.shutdownTimeoutMs);
-    setTimeout(() => process.exit(1), config.shutdownTimeoutMs).unref();
-    void server
-      .close()
-      .catch((err: unknown) => server.logger.error({ err }, 'shutdown failed'))
-      .finally(async () => {
-        await flushLogs();
-        process.exit(1);
-      });
+    stopWorker(server, config.shutdownTimeoutMs, worker ? 0 : 1);
   });
 }
 
