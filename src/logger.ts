@@ -3,8 +3,18 @@ import { stdoutDestination, type LogDestination } from './log-destination.js';
 
 /** Anything shaped like an API key of any deployment's prefix: `<prefix>_live_<secret>` or `_test_`. */
 const KEY_SHAPED = /[a-z][a-z0-9]{1,15}_(?:live|test)_[A-Za-z0-9]+/g;
-/** The same pattern without the global flag, whose `test` keeps no state between calls. */
-const HOLDS_KEY_SHAPED = new RegExp(KEY_SHAPED.source);
+/**
+ * A run of token characters long enough to be a secret: a key's secret without its prefix (36 base62 characters),
+ * an OAuth code or token (oidc-provider's are 43 of base64url), any random token. The replacement character counts
+ * as one of them, so an invalid escape in the middle does not cut a token into two short runs.
+ */
+const TOKEN_RUN = /[A-Za-z0-9_\-\uFFFD]{20,}/g;
+/**
+ * A random token of 20 characters or more holds both cases (all but one in 10^8 of ours). UUIDs and hex trace ids
+ * have one case: they stay readable in the log.
+ */
+const isSecretShaped = (run: string) => /[a-z]/.test(run) && /[A-Z]/.test(run);
+const REDACTED = '[redacted]';
 const ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_LOGGED_PATH = 200;
 /** The message of a log call that carries only an error; pino would otherwise use the error's message. */
@@ -29,39 +39,48 @@ export function loggableError(error: unknown): { type: string; code?: string; st
   };
 }
 
-/** True when `text` holds anything shaped like an API key. */
-export function containsKeyShapedText(text: string): boolean {
-  return HOLDS_KEY_SHAPED.test(text);
+/** `text` with anything shaped like an API key or a secret token replaced. */
+function redactSecrets(text: string): string {
+  return text.replace(KEY_SHAPED, REDACTED).replace(TOKEN_RUN, (run) => (isSecretShaped(run) ? REDACTED : run));
+}
+
+/** True when `text` holds anything shaped like an API key or a secret token. */
+export function containsSecretShapedText(text: string): boolean {
+  return redactSecrets(text) !== text;
 }
 
 const PERCENT_ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
-/** Percent-escapes decoded up to this many times over: enough for a key encoded twice or thrice on its way. */
-const MAX_DECODING_ROUNDS = 4;
+/**
+ * Rounds of percent-decoding before giving up: each round takes off one level of encoding, and a request line
+ * (16 KB at most in Node) holds at most 9 levels of `%25`.
+ */
+const MAX_DECODING_ROUNDS = 12;
+const UTF8 = new TextDecoder('utf-8', { fatal: false });
 
-/** `text` percent-decoded until nothing changes (at most MAX_DECODING_ROUNDS), leaving malformed escapes as they are. */
-function percentDecoded(text: string): string {
-  if (!text.includes('%')) return text;
+/** One level of percent-decoding, as bytes: an escape that is not valid UTF-8 (%FF) becomes U+FFFD, and only it. */
+function percentDecodedOnce(text: string): string {
+  return text.replace(PERCENT_ESCAPES, (run) => UTF8.decode(Buffer.from(run.replaceAll('%', ''), 'hex')));
+}
+
+/** `text` percent-decoded until nothing changes, or null when it still changes after MAX_DECODING_ROUNDS. */
+function percentDecoded(text: string): string | null {
   let decoded = text;
   for (let round = 0; round < MAX_DECODING_ROUNDS; round += 1) {
-    const next = decoded.replace(PERCENT_ESCAPES, (run) => {
-      try {
-        return decodeURIComponent(run);
-      } catch {
-        return run;
-      }
-    });
-    if (next === decoded) break;
+    const next = percentDecodedOnce(decoded);
+    if (next === decoded) return decoded;
     decoded = next;
   }
-  return decoded;
+  return null;
 }
 
 /**
- * A request's path for the log: no query string, percent-decoded (so `cnt%5Flive%5F…` or a key with one escaped
- * character is seen whole), anything key-shaped replaced, and bounded.
+ * A request's path for the log: no query string, percent-decoded as often as it was encoded (so `cnt%5Flive%5F…`,
+ * a key encoded five times or one next to an invalid escape is seen whole), anything key- or token-shaped replaced,
+ * and bounded. A path encoded more often than a request line can hold is not logged at all.
  */
 export function loggablePath(url: string): string {
-  const path = percentDecoded(url.split('?', 1)[0]!).replace(KEY_SHAPED, '[redacted]');
+  const decoded = percentDecoded(url.split('?', 1)[0]!);
+  const path = decoded === null ? REDACTED : redactSecrets(decoded);
   return path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path;
 }
 

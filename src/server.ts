@@ -65,6 +65,9 @@ export async function startServer(
     statementTimeoutMs: config.dbStatementTimeoutMs,
     listingStateTtlMs: config.listingCacheTtlMs,
     pool: config.dbPool,
+    // Only `migrate` and `demo` create a SQLite database: a server that finds none (its folder moved away) fails to
+    // start instead of serving an empty one.
+    mustExist: true,
   };
   const primary = await openStore(config.database, storeOptions);
   // The replica store connects lazily, so opening it cannot fail and leave the primary open.

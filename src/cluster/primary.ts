@@ -29,7 +29,7 @@ const WORKER_KILL_GRACE_MS = 1_000;
  * ECHO_WINDOW_MS) kills them all at once.
  */
 export async function runPrimary(config: Config, workers: number, logger: Logger, announce: (line: string) => void): Promise<number> {
-  const store = await openStore(config.database);
+  const store = await openStore(config.database, { mustExist: true });
   try {
     const applied = await store.migrate();
     if (applied.length > 0) logger.info({ versions: applied }, 'applied database migrations');

@@ -36,13 +36,13 @@ export async function exitWorker(code: number): Promise<never> {
 }
 
 /**
- * Stops like a single server would, within the same bound, then exits. The primary enforces the bound too: it
- * kills a worker that overruns it.
+ * Stops like a single server would, within the same bound, then exits with `exitCode` (1 if stopping fails or
+ * overruns). The primary enforces the bound too: it kills a worker that overruns it.
  */
-export function stopWorker(server: RunningServer, shutdownTimeoutMs: number): void {
+export function stopWorker(server: RunningServer, shutdownTimeoutMs: number, exitCode = 0): void {
   setTimeout(() => process.exit(1), shutdownTimeoutMs).unref();
   server.close().then(
-    () => exitWorker(0),
+    () => exitWorker(exitCode),
     (err: unknown) => {
       server.logger.error({ err }, 'worker shutdown failed');
       return exitWorker(1);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { containsKeyShapedText } from '../logger.js';
+import { containsSecretShapedText } from '../logger.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 /**
@@ -11,12 +11,12 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
- * The request's id: the client's `X-Request-Id` when it is a sane token and not shaped like an API key (it is
- * written into every log line of the request), else a new UUID.
+ * The request's id: the client's `X-Request-Id` when it is a sane token and not shaped like an API key or a secret
+ * token (it is written into every log line of the request), else a new UUID.
  */
 export function requestIdOf(request: IncomingMessage): string {
   const offered = request.headers[REQUEST_ID_HEADER];
-  return typeof offered === 'string' && SANE_REQUEST_ID.test(offered) && !containsKeyShapedText(offered) ? offered : randomUUID();
+  return typeof offered === 'string' && SANE_REQUEST_ID.test(offered) && !containsSecretShapedText(offered) ? offered : randomUUID();
 }
 
 /** Returns the request id in `X-Request-Id` on every response, errors included. */

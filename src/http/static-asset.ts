@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { codedEtag, contentEtag, notModifiedInAnyCoding } from './conditional.js';
 import { acceptedCodings, compressBytes, type ContentCoding } from './page-compression.js';
+import { varyOn } from './vary.js';
 
 /** Fixed content with its tag, and the same content in each coding it was compressed in. */
 export interface StaticAsset {
@@ -22,7 +23,7 @@ export async function staticAsset(body: Buffer, variants?: StaticAsset['variants
 
 /** Sends the asset in the best coding the client takes, with Vary and the coding's tag, or 304 to any of its tags. */
 export function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: StaticAsset): FastifyReply {
-  reply.header('vary', 'Accept-Encoding');
+  varyOn(reply, 'Accept-Encoding');
   if (notModifiedInAnyCoding(request, reply, asset.etag)) return reply;
   const coding = acceptedCodings(request.headers['accept-encoding']).find((candidate) => asset.variants[candidate] !== undefined);
   if (coding === undefined) return reply.header('etag', asset.etag).send(asset.body);

@@ -80,6 +80,7 @@ export function withReadReplica(primary: Store, replica: Store, options: ReadRep
     bulkImport: (users, batches) => primary.bulkImport(users, batches),
     // Ready means the primary answers: keys are checked there, and reads fall back to it.
     ping: () => primary.ping(),
+    detachedReason: primary.detachedReason?.bind(primary),
     poolStats: primary.poolStats?.bind(primary),
     close: async () => {
       const closed = await Promise.allSettled([primary.close(), replica.close()]);

@@ -86,13 +86,31 @@ const FIRST_STRETCH = 256;
  * has 2. A short prefix (`o` of `o'kon`) matches a large part of any index and narrows little; ranking checks every
  * word anyway. A one-letter word never narrows: the index expands it to every indexed word starting with it, on
  * SQLite those of every owner, before any LIMIT applies (23 ms for `a` among the benchmark's 300,000 contacts).
+ * Lengths are counted as the index sees the word (indexedLength).
  */
 export function lookupWords(words: readonly string[]): string[] {
   const distinct = [...new Set(words)];
-  const long = distinct.filter((word) => [...word].length >= 3);
+  const long = distinct.filter((word) => indexedLength(word) >= 3);
   if (long.length > 0) return long;
-  const longest = distinct.reduce((best, word) => ([...word].length > [...best].length ? word : best), '');
-  return [...longest].length >= 2 ? [longest] : [];
+  const longest = distinct.reduce((best, word) => (indexedLength(word) > indexedLength(best) ? word : best), '');
+  return indexedLength(longest) >= 2 ? [longest] : [];
+}
+
+const MARKS = /\p{M}+/u;
+
+/**
+ * A query word's length as the SQLite index sees it: the shortest of the runs between its combining marks. FTS5's
+ * unicode61 tokenizer drops the marks it knows as diacritics and splits words at the others, so `\u0301a` is
+ * the one-letter word `a` to it, and `क\u093fa` is `क` then `a`. Search folding has already removed the marks that
+ * follow Latin letters (searchWords); the marks left lead a word, or follow a letter of another script. Counting
+ * the NFC form keeps a precomposed letter (é, й, a Hangul syllable) one letter, as FTS5 keeps it one character.
+ */
+export function indexedLength(word: string): number {
+  const runs = word
+    .normalize('NFC')
+    .split(MARKS)
+    .filter((run) => run !== '');
+  return runs.length === 0 ? 0 : Math.min(...runs.map((run) => [...run].length));
 }
 
 /**

@@ -247,8 +247,17 @@ export interface Store {
    * Never waits for a lock: on SQLite it does nothing while another connection writes.
    */
   pruneChanges(before: string, maxRows: number): Promise<number>;
-  /** Resolves when the database answers a trivial query (readiness); rejects when it can't. */
+  /**
+   * Resolves when the database answers a trivial query (readiness); rejects when it can't, or when the store no
+   * longer reads the database its configuration names (detachedReason).
+   */
   ping(): Promise<void>;
+  /**
+   * Why this store reads a database its configuration no longer names, or null: on SQLite, the file it opened was
+   * deleted, moved away or replaced, so it serves a file nobody else sees. The process must reopen the store.
+   * Absent when that cannot happen (PostgreSQL).
+   */
+  detachedReason?(): string | null;
   /** The connection pool's use, for metrics; absent when the store has no pool. */
   poolStats?(): PoolStats;
   close(): Promise<void>;
@@ -295,4 +304,9 @@ export interface StoreOptions {
    * be answered in time anyway; refusing it says so in a millisecond instead of holding the request.
    */
   pool?: { size: number; queueLimit: number };
+  /**
+   * SQLite only: open the database file only if it exists, never creating it or its folder (the server does this;
+   * `migrate` and `demo` create). PostgreSQL never creates a database.
+   */
+  mustExist?: boolean;
 }

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -205,6 +205,70 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
       }
     } finally {
       taken.close();
+    }
+  });
+
+  it('never serves an empty database when the folder goes away, stops serving the moved file, and comes back with it', async () => {
+    const path = database.databaseUrl.slice('file:'.length);
+    const folder = dirname(path);
+    const away = `${folder}.gone`;
+    const { server } = await startWorkers({ LOG_LEVEL: 'info' });
+    const readiness = async () => {
+      try {
+        return (await fetch(`${server.url}/readyz`, { headers: { connection: 'close' } })).status;
+      } catch {
+        return 'refused';
+      }
+    };
+    expect(await readiness()).toBe(200);
+    renameSync(folder, away);
+    try {
+      // Both workers see that the file left its path, stop, and their replacements cannot open it.
+      await vi.waitFor(
+        () => {
+          const messages = server.logLines().map((line) => line.msg);
+          expect(messages.filter((msg) => msg === 'the database file is no longer at its path; stopping to open it again')).toHaveLength(2);
+          expect(messages.filter((msg) => msg === 'worker could not start; exiting').length).toBeGreaterThanOrEqual(2);
+        },
+        { timeout: 20_000, interval: 50 },
+      );
+      const statuses = [];
+      for (let probe = 0; probe < 10; probe += 1) {
+        statuses.push(await readiness());
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(statuses).not.toContain(200);
+      expect(existsSync(folder)).toBe(false);
+    } finally {
+      renameSync(away, folder);
+    }
+    await vi.waitFor(
+      async () => {
+        expect(await readiness()).toBe(200);
+        const response = await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: { ...bearer(key), connection: 'close' } });
+        expect(response.status).toBe(200);
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+    // Two new workers, so that none is still starting when the service is stopped.
+    await listeningLines(server, 4);
+    started.push(processTree(server.child.pid!));
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('without workers, stops with exit code 1 once its database file leaves its path, creating nothing', async () => {
+    const folder = dirname(database.databaseUrl.slice('file:'.length));
+    const away = `${folder}.gone`;
+    const server = await startServerProcess({ DATABASE_URL: database.databaseUrl, WORKERS: '1', LOG_LEVEL: 'info' });
+    started.push(processTree(server.child.pid!));
+    renameSync(folder, away);
+    try {
+      expect(await server.exited).toBe(1);
+      expect(server.logLines().map((line) => line.msg)).toContain('the database file is no longer at its path; stopping to open it again');
+      expect(existsSync(folder)).toBe(false);
+    } finally {
+      renameSync(away, folder);
     }
   });
 

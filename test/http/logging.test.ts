@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
@@ -7,6 +9,7 @@ import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { captureLogs } from '../support/log-capture.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
+import { rawRequest } from '../support/raw-http.js';
 import { overrideStore } from '../support/store-override.js';
 
 const CONTACT = { name: 'Zebulon Quintavalle', email: 'zebulon.quintavalle@example.org', phone: '+15550001234' };
@@ -137,5 +140,70 @@ describeEachBackend('logs never carry keys, the Authorization header or contact 
     expect(logs.lines().filter((line) => /\[redacted\]/.test(line.req?.path ?? ''))).not.toHaveLength(0);
     // No stretch of 8 characters of the secret, anywhere in the log.
     for (let start = 0; start + 8 <= secret.length; start += 1) expect(text).not.toContain(secret.slice(start, start + 8));
+  });
+
+  it('keeps a key, its secret alone and an OAuth token out of the log, however they are encoded and wherever sent', async () => {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    const key = keys.ok;
+    // An opaque access token as oidc-provider makes them: 43 characters of base64url.
+    const secrets = { key, secret: key.slice('cnt_live_'.length), token: randomBytes(32).toString('base64url') };
+    const hex = (text: string, lowerCase = false) =>
+      [...Buffer.from(text)].map((byte) => `%${byte.toString(16).padStart(2, '0')[lowerCase ? 'toLowerCase' : 'toUpperCase']()}`).join('');
+    const mixedCase = (text: string) =>
+      hex(text).replace(/%([0-9A-F])([0-9A-F])/g, (_all, high: string, low: string, at: number) =>
+        at % 2 === 0 ? `%${high}${low.toLowerCase()}` : `%${high.toLowerCase()}${low}`,
+      );
+    const again = (text: string, times: number): string => (times === 0 ? text : again(hex(text), times - 1));
+    const encodings = (text: string) => [
+      text,
+      hex(text),
+      hex(text, true),
+      mixedCase(text),
+      again(text, 2),
+      again(text, 5),
+      text.replaceAll('_', '%5F'),
+      `%FF${hex(text)}`,
+      `%C3${hex(text)}%FE`,
+      `${hex(text.slice(0, 12))}%FF${hex(text.slice(12))}`,
+      `${text.slice(0, 15)}%E3%81${text.slice(15)}`,
+      `a+b%20${hex(text)}+c`,
+      hex(`%FF${hex(text)}`),
+    ];
+    const requests: string[] = [];
+    for (const secret of Object.values(secrets)) {
+      for (const encoded of encodings(secret)) {
+        for (const target of [
+          `/api/v1/contacts/${encoded}`,
+          `/${encoded}/contacts`,
+          `/mcp/${encoded}`,
+          `/api/v1/contacts?q=${encoded}&k=${encoded}`,
+        ]) {
+          requests.push(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${keys.unknown}\r\nConnection: close\r\n\r\n`);
+        }
+        requests.push(
+          `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: ${encoded}\r\nX-Token: ${encoded}\r\nConnection: close\r\n\r\n`,
+        );
+      }
+      requests.push(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: ${secret.slice(0, 64)}\r\nConnection: close\r\n\r\n`);
+    }
+    const before = logs.lines().filter((line) => line.msg === 'incoming request').length;
+    const statuses: number[] = [];
+    for (const request of requests) statuses.push((await rawRequest(port, request)).status);
+
+    // Every request was logged (so the absence below means something), but those too long to be read at all (431).
+    const incoming = logs.lines().filter((line) => line.msg === 'incoming request');
+    expect(incoming.length - before).toBe(statuses.filter((status) => status !== 431).length);
+    const text = logs.text();
+    // The log, and the log percent-decoded as often as anything in it could be: no 8 characters of any secret.
+    let decoded = text;
+    for (let round = 0; round < 12; round += 1)
+      decoded = decoded.replace(/%([0-9A-Fa-f]{2})/g, (_all, byte: string) => String.fromCharCode(parseInt(byte, 16)));
+    for (const secret of [secrets.secret, secrets.token]) {
+      for (let start = 0; start + 8 <= secret.length; start += 1) {
+        expect(text).not.toContain(secret.slice(start, start + 8));
+        expect(decoded).not.toContain(secret.slice(start, start + 8));
+      }
+    }
   });
 });

@@ -108,7 +108,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(responses['200'].headers).toMatchObject({
       'Cache-Control': { required: true },
       ETag: { required: true },
-      Vary: { required: true, schema: { enum: ['Accept-Encoding'] } },
+      Vary: { required: true, schema: { enum: ['Accept-Encoding', 'Origin, Accept-Encoding'] } },
       'RateLimit-Policy': { required: true },
       'X-RateLimit-Limit': { required: true, schema: { type: 'integer' } },
       'X-RateLimit-Remaining': { schema: { type: 'integer' } },

@@ -148,6 +148,28 @@ describe('HTTP hardening', () => {
       }
     });
 
+    it('says Vary: Origin beside Accept-Encoding on every route that varies on both, cacheable ones included', async () => {
+      const app = await appWith({ http: { corsOrigins: [origin] } });
+      const docs = await app.inject({ method: 'GET', url: '/docs' });
+      const bundle = /<script src="([^"]+)"/.exec(docs.body)![1]!;
+      const sync = (await app.inject({ method: 'GET', url: '/api/v1/contacts/changes', headers: bearer(key) })).json<{
+        next_since: string;
+      }>();
+      for (const url of [
+        '/api/v1/openapi.json',
+        '/docs',
+        bundle,
+        '/api/v1/contacts',
+        `/api/v1/contacts/changes?since=${sync.next_since}`,
+      ]) {
+        for (const headers of [{ origin }, { origin: 'https://other.example.com' }, {}]) {
+          const response = await app.inject({ method: 'GET', url, headers: { ...bearer(key), 'accept-encoding': 'br', ...headers } });
+          expect(response.statusCode, url).toBe(200);
+          expect(response.headers.vary, url).toBe('Origin, Accept-Encoding');
+        }
+      }
+    });
+
     it('answers a preflight with the allowed methods and headers', async () => {
       const app = await appWith({ http: { corsOrigins: [origin] } });
       const response = await app.inject({
@@ -184,6 +206,8 @@ describe('HTTP hardening', () => {
       ['with a newline-like escape', 'a%0Ab'],
       ['65 characters long', 'x'.repeat(65)],
       ['shaped like an API key', 'cnt_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAbcdefg'],
+      ['a key’s secret without its prefix', 'qnqu01qrUljTBWzJSroCwENwgvoLgS3XXeQ6'],
+      ['an OAuth access token (43 characters of base64url)', 'Xk3_pQ9-ZrT2vBn8LmW4yHs6JdC1aFgE0uIoPqRsTuV'],
       ['empty', ''],
     ])('replaces an id that is %s with a generated UUID', async (_name, offered) => {
       const app = await appWith({});
@@ -191,6 +215,15 @@ describe('HTTP hardening', () => {
       const response = await app.inject({ method: 'GET', url: '/healthz', headers });
       expect(response.headers['x-request-id']).toMatch(UUID);
     });
+
+    it.each(['0b6f2c3e-8a1d-4f5e-9c7b-2d4e6f8a0b1c', '4bf92f3577b34da6a3ce929d0e0e4736', 'edge-lb-01.req-000042'])(
+      'keeps %s, a UUID, a W3C trace id or a plain token, unchanged',
+      async (offered) => {
+        const app = await appWith({});
+        const response = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': offered } });
+        expect(response.headers['x-request-id']).toBe(offered);
+      },
+    );
 
     it('logs each request under its id', async () => {
       const logs = captureLogs('info');

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { searchMatcher, type SearchRank } from '../../src/domain/search.js';
+import { searchMatcher, searchWords, type SearchRank } from '../../src/domain/search.js';
 import {
+  indexedLength,
   lookupWords,
   RARE_QUERY_BUDGET,
   SEARCH_CANDIDATE_BUDGET,
@@ -329,5 +330,27 @@ describe('lookupWords', () => {
     expect(lookupWords(['a', '0'])).toEqual([]);
     expect(lookupWords(['x', 'y', 'z'])).toEqual([]);
     expect(lookupWords(['李'])).toEqual([]);
+  });
+
+  it('counts a word as the index does, so combining marks never lengthen a one-letter word', () => {
+    // The words searchWords makes of `\u0301a \u0301e \u0301s`: FTS5 drops the marks and sees `a`, `e`, `s`.
+    expect(lookupWords(searchWords('\u0301a \u0301e \u0301s \u0301m \u0301c'))).toEqual([]);
+    expect(lookupWords(['\u0301\u0301a', '\u0301'])).toEqual([]);
+    // A mark FTS5 splits at leaves one letter on one side: `क` then `a`.
+    expect(lookupWords(['क\u093fa', 'x'])).toEqual([]);
+    expect(lookupWords(['\u0301ab', 'c'])).toEqual(['\u0301ab']);
+    expect(lookupWords(['\u0301abc', 'de'])).toEqual(['\u0301abc']);
+  });
+});
+
+describe('indexedLength', () => {
+  it('is the length of the shortest run between marks, a precomposed letter counting one', () => {
+    expect(indexedLength('abc')).toBe(3);
+    expect(indexedLength('\u0301a')).toBe(1);
+    expect(indexedLength('\u0301\u20dd\u0301')).toBe(0);
+    expect(indexedLength('अमित')).toBe(1);
+    expect(indexedLength('ab\u0903cde')).toBe(2);
+    expect(indexedLength('김')).toBe(1);
+    expect(indexedLength('и\u0306ka')).toBe(3);
   });
 });

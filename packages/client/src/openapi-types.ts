@@ -106,8 +106,8 @@ export interface operations {
                     ETag: string;
                     /** @description `br` or `gzip` when `Accept-Encoding` allows one and the body is 1 KB or more; absent when the body is sent as it is. */
                     "Content-Encoding"?: "br" | "gzip";
-                    /** @description Always `Accept-Encoding`. */
-                    Vary: "Accept-Encoding";
+                    /** @description `Accept-Encoding`; `Origin, Accept-Encoding` when the deployment allows cross-origin calls (CORS_ORIGINS). */
+                    Vary: "Accept-Encoding" | "Origin, Accept-Encoding";
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
                     "RateLimit-Policy": string;
                     /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
@@ -190,8 +190,8 @@ export interface operations {
                     "Cache-Control": "no-store";
                     /** @description A strong entity tag of this representation: send it back in `If-None-Match` to get 304 while it is current. */
                     ETag: string;
-                    /** @description Always `Accept-Encoding`. */
-                    Vary: "Accept-Encoding";
+                    /** @description `Accept-Encoding`; `Origin, Accept-Encoding` when the deployment allows cross-origin calls (CORS_ORIGINS). */
+                    Vary: "Accept-Encoding" | "Origin, Accept-Encoding";
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
                     "RateLimit-Policy": string;
                     /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
@@ -383,8 +383,8 @@ export interface operations {
                     ETag: string;
                     /** @description `br` or `gzip` when `Accept-Encoding` allows one and the body is 1 KB or more; absent when the body is sent as it is. */
                     "Content-Encoding"?: "br" | "gzip";
-                    /** @description Always `Accept-Encoding`. */
-                    Vary: "Accept-Encoding";
+                    /** @description `Accept-Encoding`; `Origin, Accept-Encoding` when the deployment allows cross-origin calls (CORS_ORIGINS). */
+                    Vary: "Accept-Encoding" | "Origin, Accept-Encoding";
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
                     "RateLimit-Policy": string;
                     /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
@@ -406,8 +406,8 @@ export interface operations {
                     "Cache-Control": "no-store";
                     /** @description A strong entity tag of this representation: send it back in `If-None-Match` to get 304 while it is current. */
                     ETag: string;
-                    /** @description Always `Accept-Encoding`. */
-                    Vary: "Accept-Encoding";
+                    /** @description `Accept-Encoding`; `Origin, Accept-Encoding` when the deployment allows cross-origin calls (CORS_ORIGINS). */
+                    Vary: "Accept-Encoding" | "Origin, Accept-Encoding";
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
                     "RateLimit-Policy": string;
                     /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
@@ -575,8 +575,8 @@ export interface operations {
                     "Cache-Control": "no-store";
                     /** @description `br` or `gzip` when `Accept-Encoding` allows one and the body is 1 KB or more; absent when the body is sent as it is. */
                     "Content-Encoding"?: "br" | "gzip";
-                    /** @description Always `Accept-Encoding`. */
-                    Vary: "Accept-Encoding";
+                    /** @description `Accept-Encoding`; `Origin, Accept-Encoding` when the deployment allows cross-origin calls (CORS_ORIGINS). */
+                    Vary: "Accept-Encoding" | "Origin, Accept-Encoding";
                     /** @description Sent when nothing changed after `since`: send it back in `If-None-Match` to get 304 while that holds. */
                     ETag?: string;
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
@@ -698,8 +698,8 @@ export interface operations {
                     "Cache-Control": "no-store";
                     /** @description A strong entity tag of this representation: send it back in `If-None-Match` to get 304 while it is current. */
                     ETag: string;
-                    /** @description Always `Accept-Encoding`. */
-                    Vary: "Accept-Encoding";
+                    /** @description `Accept-Encoding`; `Origin, Accept-Encoding` when the deployment allows cross-origin calls (CORS_ORIGINS). */
+                    Vary: "Accept-Encoding" | "Origin, Accept-Encoding";
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
                     "RateLimit-Policy": string;
                     /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
@@ -910,8 +910,8 @@ export interface operations {
                     "Cache-Control": "no-store";
                     /** @description `br` or `gzip` when `Accept-Encoding` allows one and the body is 1 KB or more; absent when the body is sent as it is. */
                     "Content-Encoding"?: "br" | "gzip";
-                    /** @description Always `Accept-Encoding`. */
-                    Vary: "Accept-Encoding";
+                    /** @description `Accept-Encoding`; `Origin, Accept-Encoding` when the deployment allows cross-origin calls (CORS_ORIGINS). */
+                    Vary: "Accept-Encoding" | "Origin, Accept-Encoding";
                     /** @description Sent when nothing changed after `since`: send it back in `If-None-Match` to get 304 while that holds. */
                     ETag?: string;
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
@@ -935,8 +935,8 @@ export interface operations {
                     "Cache-Control": "no-store";
                     /** @description A strong entity tag of this representation: send it back in `If-None-Match` to get 304 while it is current. */
                     ETag: string;
-                    /** @description Always `Accept-Encoding`. */
-                    Vary: "Accept-Encoding";
+                    /** @description `Accept-Encoding`; `Origin, Accept-Encoding` when the deployment allows cross-origin calls (CORS_ORIGINS). */
+                    Vary: "Accept-Encoding" | "Origin, Accept-Encoding";
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
                     "RateLimit-Policy": string;
                     /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */

@@ -6,7 +6,7 @@ import { print, type CliIo } from '../io.js';
 export function registerMigrateCommand(program: Command, io: CliIo): void {
   program
     .command('migrate')
-    .description('apply pending database migrations (serve also does this at start-up)')
+    .description('create the database if needed and apply pending migrations (serve applies them too, to an existing database)')
     .option('--json', 'print one JSON object')
     .action(async (options: { json?: boolean }) => {
       const store = await openCommandStore(io, loadConfig(io.env));

@@ -10,6 +10,7 @@ import { flushLogs } from '../../log-destination.js';
 import { createLogger } from '../../logger.js';
 import { startServer, type RunningServer } from '../../server.js';
 import { onShutdownSignals, SHUTDOWN_SIGNALS, type ShutdownSignal } from '../../shutdown-signals.js';
+import { watchForDetachedStore } from '../../store/detached-store-watch.js';
 import type { CliIo } from '../io.js';
 
 /**
@@ -27,7 +28,7 @@ const WORKER_HEAP_GROWING_PERCENT = 100;
 export function registerServeCommand(program: Command, io: CliIo): void {
   program
     .command('serve')
-    .description('start the HTTP API (applies migrations first)')
+    .description('start the HTTP API on an existing database (applies pending migrations first)')
     .option('--port <port>', 'port to listen on (env PORT, default 3000)')
     .option('--host <host>', 'address to listen on (env HOST, default 127.0.0.1)')
     .option('--workers <n>', 'server processes sharing the port (env WORKERS, default: one per core)')
@@ -74,7 +75,21 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       if (server.metricsUrl) io.stderr(`Prometheus metrics on ${server.metricsUrl}\n`);
       if (shutdownRequested) void shutdownRequested.then(() => stopWorker(server, config.shutdownTimeoutMs));
       else stopOnSignal(server, config);
+      stopWhenDatabaseDetached(server, config, cluster.isWorker);
     });
+}
+
+/**
+ * A server whose SQLite file was deleted, moved away or replaced would go on serving a file nobody else sees:
+ * /readyz says so at once (503), and within a second the server stops gracefully, so that it opens the path again.
+ * A worker exits 0 and its primary replaces it (with backoff while the file is missing); a single process exits 1,
+ * for its supervisor to restart.
+ */
+function stopWhenDatabaseDetached(server: RunningServer, config: Config, worker: boolean): void {
+  watchForDetachedStore(server.store, (reason) => {
+    server.logger.error({ reason }, 'the database file is no longer at its path; stopping to open it again');
+    stopWorker(server, config.shutdownTimeoutMs, worker ? 0 : 1);
+  });
 }
 
 const LISTEN_FAILURES: Record<string, string> = {

@@ -17,6 +17,7 @@ import { ifNoneMatchOf, notModified } from '../conditional.js';
 import { COMPRESSION_HEADERS, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
 import { acceptedCodings, encodeOnce } from '../page-compression.js';
 import { sendJson } from '../send-json.js';
+import { varyOn } from '../vary.js';
 import { ChangesResponseSchema, ListChangesQuerySchema } from '../schemas/changes.js';
 import { errorResponse, NO_STORE_HEADER } from '../schemas/common.js';
 import { AUTHORIZED_ERROR_RESPONSES } from '../schemas/authorized-responses.js';
@@ -159,7 +160,7 @@ export function registerChangeRoutes(app: FastifyInstance, deps: FeedDependencie
       const key = await deps.serviceKey.ready();
       const ownerId = principalOf(request).ownerId;
       const now = Date.now();
-      reply.header('vary', 'Accept-Encoding');
+      varyOn(reply, 'Accept-Encoding');
       if (request.query.since === undefined) {
         const log = await deps.contacts.changeLog(ownerId);
         const position = { ownerId, seq: log.currentSeq, after: null, issuedAt: now, listedThrough: null };

@@ -13,6 +13,7 @@ import { codedEtag, notModifiedInAnyCoding } from '../conditional.js';
 import { acceptedCodings, CompressedPages, type ContentCoding, type EncodedPage } from '../page-compression.js';
 import { sendJson } from '../send-json.js';
 import type { ServiceKeySource } from '../service-key.js';
+import { varyOn } from '../vary.js';
 
 export const CONTACTS_PATH = '/api/v1/contacts';
 
@@ -80,7 +81,7 @@ export function registerContactRoutes(app: FastifyInstance, deps: { contacts: Co
       // suite and the OpenAPI validation test hold it to that), so the page is sent without re-serializing.
       const { ownerId } = principalOf(request);
       const ownerTag = (await deps.serviceKey.ready()).ownerTag(ownerId);
-      reply.header('vary', 'Accept-Encoding');
+      varyOn(reply, 'Accept-Encoding');
       const codings = acceptedCodings(request.headers['accept-encoding']);
       const pageKey = (version: number) => `${ownerId}:${version}:${page.limit}:${page.offset}`;
       const send = (version: number, { coding, body }: EncodedPage) => {

@@ -15,7 +15,12 @@ export const COMPRESSION_HEADERS: Record<string, ResponseHeader> = {
     type: 'string',
     enum: ['br', 'gzip'],
   },
-  Vary: { description: 'Always `Accept-Encoding`.', type: 'string', enum: ['Accept-Encoding'], required: true },
+  Vary: {
+    description: '`Accept-Encoding`; `Origin, Accept-Encoding` when the deployment allows cross-origin calls (CORS_ORIGINS).',
+    type: 'string',
+    enum: ['Accept-Encoding', 'Origin, Accept-Encoding'],
+    required: true,
+  },
 };
 
 export const IF_NONE_MATCH_REQUEST_HEADER = Type.Object({

@@ -1,13 +1,26 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { StoreOptions } from '../store.js';
 import { SqliteWriteLock } from './transaction.js';
 
-/** Opens (creating if needed) the SQLite database at `path`, in WAL mode, with the lock its writes take. */
-export function openDatabase(path: string, options: StoreOptions): { db: Database.Database; writeLock: SqliteWriteLock } {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+/** The file a connection opened, as the file system names it: a file moved, deleted or replaced has another. */
+interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+/**
+ * Opens the SQLite database at `path`, in WAL mode, with the lock its writes take. It creates the file and its
+ * folder unless `options.mustExist`: then a missing file is an error, never a new empty database.
+ */
+export function openDatabase(
+  path: string,
+  options: StoreOptions,
+): { db: Database.Database; writeLock: SqliteWriteLock; detachedReason: () => string | null } {
+  const inMemory = path === ':memory:';
+  if (!inMemory && options.mustExist !== true) mkdirSync(dirname(path), { recursive: true });
+  const db = openFile(path, options.mustExist === true && !inMemory);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
@@ -16,7 +29,38 @@ export function openDatabase(path: string, options: StoreOptions): { db: Databas
     busyTimeoutMs: options.statementTimeoutMs ?? 5000,
     onLongWait: onLongLockWait && (() => onLongLockWait(longWaitNotice(path))),
   });
-  return { db, writeLock };
+  const opened = inMemory ? null : identityOf(path);
+  return { db, writeLock, detachedReason: () => (opened === null ? null : detachedReason(path, opened)) };
+}
+
+function openFile(path: string, mustExist: boolean): Database.Database {
+  try {
+    return new Database(path, { fileMustExist: mustExist });
+  } catch (error) {
+    if (mustExist && identityOf(path) === null) {
+      throw new Error(`No database at ${path}: create it with \`contacts-read-api migrate\` (or \`demo\`), or set DATABASE_URL`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+/** The file at `path`, or null when there is none this process can see (missing, a folder on the way gone or unreadable). */
+function identityOf(path: string): FileIdentity | null {
+  try {
+    const stat = statSync(path);
+    return { dev: stat.dev, ino: stat.ino };
+  } catch {
+    return null;
+  }
+}
+
+/** Why `path` no longer names the file opened as `opened`, or null while it does. */
+function detachedReason(path: string, opened: FileIdentity): string | null {
+  const now = identityOf(path);
+  if (now === null) return `the database file ${path} is gone (deleted, or its folder moved)`;
+  return now.dev === opened.dev && now.ino === opened.ino ? null : `the database file ${path} was replaced by another file`;
 }
 
 function longWaitNotice(path: string): string {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { listableSql } from '../listable.js';
-import { lookupWords, type SearchCandidate, type SearchReads, type SearchScope, type WalkPosition } from '../search-plan.js';
+import { indexedLength, lookupWords, type SearchCandidate, type SearchReads, type SearchScope, type WalkPosition } from '../search-plan.js';
 import { SEARCH_MARKERS } from './migrations.js';
 
 /** A contact as the SQLite search reads it; `row_id` finds its full row once it is chosen. */
@@ -52,7 +52,7 @@ function matchExpression(scope: SearchScope, ownerId: string, words: readonly st
     case 'prefix': {
       // A one-letter last word would make FTS5 expand it to every indexed word it starts, for every owner. The
       // words before it narrow as well (they must be whole), and ranking checks the last.
-      const wholeWords = words.length > 1 && [...words.at(-1)!].length === 1;
+      const wholeWords = words.length > 1 && indexedLength(words.at(-1)!) <= 1;
       const phrase = wholeWords ? ftsString(SEARCH_MARKERS.lead + words.slice(0, -1).join(' ')) : `${ftsString(lead)} *`;
       return `${owner} AND ({name email} : ${phrase} OR ${symbol})`;
     }

@@ -15,10 +15,12 @@ import { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 import { SqliteUserStore } from './user-store.js';
 
-/** Opens (creating if needed) the SQLite database at `path`, in WAL mode. */
+const LATEST_MIGRATION = Math.max(...SQLITE_MIGRATIONS.map((migration) => migration.version));
+
+/** Opens the SQLite database at `path`, in WAL mode: creating it if needed, unless `options.mustExist`. */
 export function openSqliteStore(path: string, options: StoreOptions = {}): Store {
-  const { db, writeLock } = openDatabase(path, options);
-  return new SqliteStore(db, writeLock, { stateTtlMs: options.listingStateTtlMs });
+  const { db, writeLock, detachedReason } = openDatabase(path, options);
+  return new SqliteStore(db, writeLock, detachedReason, { stateTtlMs: options.listingStateTtlMs });
 }
 
 function appliedVersions(db: Database.Database): Set<number> {
@@ -72,6 +74,7 @@ class SqliteStore implements Store {
   constructor(
     private readonly db: Database.Database,
     private readonly writeLock: SqliteWriteLock,
+    readonly detachedReason: () => string | null,
     listingOptions: PagedListingOptions,
   ) {
     const statements = new StatementCache(db);
@@ -105,7 +108,12 @@ class SqliteStore implements Store {
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    const detached = this.detachedReason();
+    if (detached !== null) throw new Error(detached);
+    // Ready means the API would answer: a file that is there but not migrated (an empty one restored in its place)
+    // is not ready, and a missing table fails this read too.
+    const applied = this.db.prepare('SELECT max(version) FROM schema_migrations').pluck().get() as number | null;
+    if ((applied ?? 0) < LATEST_MIGRATION) throw new Error('the database is not migrated: run contacts-read-api migrate');
   }
 
   async close(): Promise<void> {
