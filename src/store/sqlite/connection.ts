@@ -4,13 +4,19 @@ import Database from 'better-sqlite3';
 import type { StoreOptions } from '../store.js';
 import { SqliteWriteLock } from './transaction.js';
 
+const openedDatabases = new Set<Database.Database>();
+
+/** Keeps `db` from being garbage collected, ever: see StatementCache. */
+export function keptForLife(db: Database.Database): Database.Database {
+  openedDatabases.add(db);
+  return db;
+}
+
 /** Opens (creating if needed) the SQLite database at `path`, in WAL mode, with the lock its writes take. */
 export function openDatabase(path: string, options: StoreOptions): { db: Database.Database; writeLock: SqliteWriteLock } {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
+  const db = keptForLife(new Database(path));
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON');
   const { onLongLockWait } = options;
   const writeLock = new SqliteWriteLock(db, {
     busyTimeoutMs: options.statementTimeoutMs ?? 5000,

@@ -21,17 +21,18 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Store
   return new SqliteStore(db, writeLock, { stateTtlMs: options.listingStateTtlMs });
 }
 
-function appliedVersions(db: Database.Database): Set<number> {
-  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
-  const rows = table ? (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]) : [];
+function appliedVersions(statements: StatementCache): Set<number> {
+  const table = statements.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+  const rows = table ? (statements.get('SELECT version FROM schema_migrations').all() as { version: number }[]) : [];
   return new Set(rows.map((row) => row.version));
 }
 
 function migrationDialect(db: Database.Database, writeLock: SqliteWriteLock): MigrationDialect {
+  const statements = StatementCache.of(db);
   return {
     createTableSql: `CREATE TABLE IF NOT EXISTS schema_migrations (
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
-    peekAppliedVersions: async () => appliedVersions(db),
+    peekAppliedVersions: async () => appliedVersions(statements),
     // better-sqlite3 is synchronous, so every promise of the session is settled when awaited: the run ends within one
     // turn of the event loop, and nothing else in this process uses the connection while the transaction is open.
     withLock: async (work) => {
@@ -41,13 +42,11 @@ function migrationDialect(db: Database.Database, writeLock: SqliteWriteLock): Mi
           exec: async (sql) => {
             db.exec(sql);
           },
-          appliedVersions: async () => appliedVersions(db),
+          appliedVersions: async () => appliedVersions(statements),
           record: async (migration, appliedAt) => {
-            db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
-              migration.version,
-              migration.name,
-              appliedAt,
-            );
+            statements
+              .get('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+              .run(migration.version, migration.name, appliedAt);
           },
         });
         db.exec('COMMIT');
@@ -74,7 +73,7 @@ class SqliteStore implements Store {
     private readonly writeLock: SqliteWriteLock,
     listingOptions: PagedListingOptions,
   ) {
-    const statements = new StatementCache(db);
+    const statements = StatementCache.of(db);
     this.statements = statements;
     this.keyUses = new KeyUseRecorder(async (uses) => recordKeyUsesIfFree(statements, writeLock, uses));
     this.users = new SqliteUserStore(statements, writeLock);
@@ -105,7 +104,7 @@ class SqliteStore implements Store {
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    this.statements.get('SELECT 1').get();
   }
 
   async close(): Promise<void> {
