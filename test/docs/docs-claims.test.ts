@@ -131,4 +131,12 @@ describe('the docs say what the code does', () => {
   it('docs/sync.md does not credit the public API with imports or merges: they come from the CLI', () => {
     expect(read('docs/sync.md')).not.toMatch(/the API's imports and merges/);
   });
+
+  it('CI runs the README’s test command, and that command runs the suites on Node 24 too', () => {
+    expect(read('README.md')).toMatch(/^npm test\s+#.*Node 24/m);
+    expect(read('.ci/run').trim().split('\n').at(-1)).toBe('npm test');
+    const { scripts } = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+    expect(scripts.test).toMatch(/&& npm run test:node24$/);
+    expect(scripts['test:node24']).toBe('bash scripts/test-node24.sh');
+  });
 });
