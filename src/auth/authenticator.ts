@@ -7,6 +7,7 @@ import type { ApiKeyRecord, KeyStore, KeyWithOwner } from '../store/store.js';
 
 export const INVALID_KEY_MESSAGE = 'Invalid or inactive API key';
 export const PRO_PLAN_REQUIRED_MESSAGE = 'API access requires a Pro plan';
+export const missingScopeMessage = (scope: string): string => `API key lacks ${scope}`;
 /** last_used_at is written at most once per key in this interval. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -97,7 +98,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     const { key, ownerPlan } = found;
     if (key.revoked_at !== null) throw invalid('revoked');
     if (key.expires_at !== null && Date.parse(key.expires_at) <= at) throw invalid('expired');
-    if (!key.scopes.includes(scope)) throw new AuthError(403, `API key lacks ${scope}`, 'scope');
+    if (!key.scopes.includes(scope)) throw new AuthError(403, missingScopeMessage(scope), 'scope');
     if (!billingPlanAllowsApiAccess(ownerPlan)) throw new AuthError(403, PRO_PLAN_REQUIRED_MESSAGE, 'plan');
     recordUse(key, at);
     return { ownerId: key.owner_id, keyId: key.id };

@@ -12,5 +12,7 @@ export function bodySizeRefusal(request: FastifyRequest): PublicError | null {
   const declared = Number(request.headers['content-length'] ?? 0);
   const limit = request.routeOptions.bodyLimit ?? DEFAULT_BODY_LIMIT_BYTES;
   if (!(declared > limit)) return null;
-  return new PublicError(413, `Request body is too large: at most ${limit} bytes`, { headers: { connection: 'close' } });
+  return new PublicError(413, bodyTooLargeMessage(limit), { headers: { connection: 'close' } });
 }
+
+export const bodyTooLargeMessage = (limit: number): string => `Request body is too large: at most ${limit} bytes`;

@@ -10,7 +10,8 @@ const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
   HPE_HEADER_OVERFLOW: { status: 431, message: HEADERS_TOO_LARGE_MESSAGE },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: REQUEST_TIMEOUT_MESSAGE },
 };
-const MALFORMED = { status: 400, message: 'Malformed HTTP request' };
+export const MALFORMED_REQUEST_MESSAGE = 'Malformed HTTP request';
+const MALFORMED = { status: 400, message: MALFORMED_REQUEST_MESSAGE };
 
 /**
  * Fastify's `clientErrorHandler`: oversized request lines and headers (431), requests not received in

@@ -15,8 +15,13 @@ export function trackAllowedMethods(app: FastifyInstance): (request: FastifyRequ
   return (request) => {
     const path = request.url.split('?', 1)[0]!;
     const methods = allowed.get(path);
-    if (!methods) throw new PublicError(404, `No such endpoint: ${request.method} ${path}`);
+    if (!methods) throw new PublicError(404, noSuchEndpointMessage(request.method, path));
     const allow = [...methods].sort().join(', ');
-    throw new PublicError(405, `Method ${request.method} is not allowed on ${path}; allowed: ${allow}`, { headers: { allow } });
+    throw new PublicError(405, methodNotAllowedMessage(request.method, path, allow), { headers: { allow } });
   };
 }
+
+export const noSuchEndpointMessage = (method: string, path: string): string => `No such endpoint: ${method} ${path}`;
+
+export const methodNotAllowedMessage = (method: string, path: string, allow: string): string =>
+  `Method ${method} is not allowed on ${path}; allowed: ${allow}`;

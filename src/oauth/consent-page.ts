@@ -84,7 +84,7 @@ export function renderConsentPage(branding: ConsentBranding, view: ConsentView):
     branding.apiKeysUrl === null
       ? 'Make one in your account’s API settings (Pro plan, with the contacts:read scope).'
       : `Make one in <a href="${html(branding.apiKeysUrl)}">your API settings</a> (Pro plan, with the contacts:read scope).`;
-  const body = `<h1>Connect <span class="client">${html(view.clientName)}</span> to your ${product} contacts</h1>
+  const body = `<h1>Connect <span class="client">${html(view.clientName)}</span> to ${product}</h1>
 <p><span class="client">${html(view.clientName)}</span> asks to:</p>
 <ul><li>read the contacts in your network (no changes)</li></ul>
 <p>After you approve, your browser returns to <strong>${html(view.redirectHost)}</strong>. Its access lasts until you revoke the API key you enter here.</p>

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -13,15 +13,22 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
  * The client is published on its own: packed as npm would publish it and installed into an empty project without
  * the network, it must work with nothing else installed.
  */
+/** Every file of an unpacked package, relative to its root. */
+async function filesOf(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1));
+}
+
 describe('the contacts-read-api-client package, installed on its own', () => {
   let project: string;
+  let tarball: string;
 
   beforeAll(async () => {
     project = await mkdtemp(join(tmpdir(), 'client-consumer-'));
     const { stdout } = await run(NPM, ['pack', '--json', '--pack-destination', project], { cwd: PACKAGE_DIR });
-    const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
+    [{ filename: tarball }] = JSON.parse(stdout) as [{ filename: string }];
     await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    await run(NPM, ['install', '--offline', '--no-audit', '--no-fund', join(project, filename)], { cwd: project });
+    await run(NPM, ['install', '--offline', '--no-audit', '--no-fund', `./${tarball}`], { cwd: project });
   }, 120_000);
 
   afterAll(async () => {
@@ -33,6 +40,39 @@ describe('the contacts-read-api-client package, installed on its own', () => {
     expect(installed).toEqual(['contacts-read-api-client']);
     const manifest = JSON.parse(await readFile(join(project, 'node_modules/contacts-read-api-client/package.json'), 'utf8'));
     expect(manifest.dependencies ?? {}).toEqual({});
+  });
+
+  it('is installed the way its README and docs/client.md say, from the tarball npm pack writes', async () => {
+    for (const doc of [join(PACKAGE_DIR, 'README.md'), resolve('docs/client.md')]) {
+      const text = await readFile(doc, 'utf8');
+      expect(text, doc).toContain(`npm install ./${tarball}`);
+      expect(text, doc).toContain(`writes ${tarball}`);
+    }
+  });
+
+  it('ships its LICENSE, and every source map, map source and README link resolves inside the package', async () => {
+    const root = join(project, 'node_modules/contacts-read-api-client');
+    const files = new Set(await filesOf(root));
+    expect(files).toContain('LICENSE');
+    expect(await readFile(join(root, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+    const references: string[] = [];
+    for (const file of [...files].filter((name) => name.endsWith('.js') || name.endsWith('.d.ts'))) {
+      for (const [, map] of (await readFile(join(root, file), 'utf8')).matchAll(/^\/\/# sourceMappingURL=(\S+)$/gm)) {
+        const mapFile = join(dirname(file), map!);
+        references.push(mapFile);
+        if (!files.has(mapFile)) continue;
+        const { sources, sourceRoot = '' } = JSON.parse(await readFile(join(root, mapFile), 'utf8')) as {
+          sources: string[];
+          sourceRoot?: string;
+        };
+        references.push(...sources.map((source) => join(dirname(mapFile), sourceRoot, source)));
+      }
+    }
+    const readme = await readFile(join(root, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)/g)].map((match) => match[1]!);
+    references.push(...links.filter((link) => !/^https?:\/\//.test(link)));
+    expect(references.length).toBeGreaterThan(10);
+    expect(references.filter((reference) => !files.has(reference))).toEqual([]);
   });
 
   it('imports by name in plain Node and exposes the client and its errors', async () => {

@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { keptForLife } from '../../src/store/sqlite/connection.js';
+import { StatementCache } from '../../src/store/sqlite/statements.js';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Contact, ContactValues } from '../../src/domain/contact.js';
@@ -35,9 +37,11 @@ async function listAll(store: Store, ownerId: string): Promise<Contact[]> {
 async function plainSql(databaseUrl: string, sql: string, values: unknown[]): Promise<void> {
   const target = parseDatabaseUrl(databaseUrl);
   if (target.kind === 'sqlite') {
-    const db = new Database(target.path);
+    const db = keptForLife(new Database(target.path));
     try {
-      db.prepare(sql.replace(/\$\d+/g, '?')).run(...values);
+      StatementCache.of(db)
+        .get(sql.replace(/\$\d+/g, '?'))
+        .run(...values);
     } finally {
       db.close();
     }

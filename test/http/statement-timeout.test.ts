@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { keptForLife } from '../../src/store/sqlite/connection.js';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
@@ -40,14 +41,14 @@ describe('DB_STATEMENT_TIMEOUT_MS on SQLite (busy_timeout)', () => {
   it('gives up on another connection’s write lock after the timeout, with SQLITE_BUSY', async () => {
     const { database, dispose } = await createTestDatabase('sqlite', null);
     const store = await openStore(parseDatabaseUrl(database.databaseUrl), { statementTimeoutMs: 100 });
-    const writer = new Database(database.databaseUrl.slice('file:'.length));
+    const writer = keptForLife(new Database(database.databaseUrl.slice('file:'.length)));
     try {
       const owner = await createUser(store);
-      writer.prepare('BEGIN IMMEDIATE').run();
+      writer.exec('BEGIN IMMEDIATE');
       await expect(store.contacts.importContacts(owner.id, [contactRecord({ name: 'Blocked' })])).rejects.toMatchObject({
         code: 'SQLITE_BUSY',
       });
-      writer.prepare('ROLLBACK').run();
+      writer.exec('ROLLBACK');
       expect(await store.contacts.importContacts(owner.id, [contactRecord({ name: 'Unblocked' })])).toMatchObject({ created: 1 });
     } finally {
       writer.close();

@@ -131,7 +131,7 @@ describeEachBackend('MCP over OAuth, end to end', (db) => {
   it('discovers, registers, shows the consent page, exchanges the code with PKCE, and the token reads the contacts', async () => {
     const agent = new TestOAuthClient(receiver.url);
     const { consentText, code } = await authorize(agent);
-    expect(consentText).toContain('Connect Test Agent to your Contacts contacts');
+    expect(consentText).toContain('Connect Test Agent to Contacts');
     expect(consentText).toContain(`your browser returns to ${new URL(receiver.url).host}`);
     expect(agent.clientInfo?.client_id).toMatch(/\S{16,}/);
     expect(agent.saved).toMatchObject({ token_type: expect.stringMatching(/^bearer$/i), scope: 'contacts:read' });

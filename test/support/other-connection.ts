@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { keptForLife } from '../../src/store/sqlite/connection.js';
+import { StatementCache } from '../../src/store/sqlite/statements.js';
 import pg from 'pg';
 import { parseDatabaseUrl } from '../../src/store/open-store.js';
 import { parseTimestamptz } from '../../src/store/postgres/timestamps.js';
@@ -19,13 +21,14 @@ export interface OtherConnection {
 export async function openOtherConnection(database: TestDatabase): Promise<OtherConnection> {
   const target = parseDatabaseUrl(database.databaseUrl);
   if (target.kind === 'sqlite') {
-    const db = new Database(target.path);
-    db.pragma('busy_timeout = 5000');
+    const db = keptForLife(new Database(target.path));
+    const statements = StatementCache.of(db);
+    db.exec('PRAGMA busy_timeout = 5000');
     return {
       run: async (sql, ...params) => {
-        db.prepare(sql).run(...params);
+        statements.get(sql).run(...params);
       },
-      rows: async <T>(sql: string, ...params: unknown[]) => db.prepare(sql).all(...params) as T[],
+      rows: async <T>(sql: string, ...params: unknown[]) => statements.get(sql).all(...params) as T[],
       instant: (millis) => new Date(millis).toISOString(),
       close: async () => {
         db.close();

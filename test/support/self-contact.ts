@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { keptForLife } from '../../src/store/sqlite/connection.js';
+import { StatementCache } from '../../src/store/sqlite/statements.js';
 import pg from 'pg';
 import { parseDatabaseUrl } from '../../src/store/open-store.js';
 
@@ -6,9 +8,9 @@ import { parseDatabaseUrl } from '../../src/store/open-store.js';
 export async function selfContactId(databaseUrl: string, ownerId: string): Promise<string> {
   const target = parseDatabaseUrl(databaseUrl);
   if (target.kind === 'sqlite') {
-    const db = new Database(target.path, { readonly: true });
+    const db = keptForLife(new Database(target.path, { readonly: true }));
     try {
-      const row = db.prepare('SELECT id FROM contacts WHERE owner_id = ? AND is_self = 1').get(ownerId) as { id: string };
+      const row = StatementCache.of(db).get('SELECT id FROM contacts WHERE owner_id = ? AND is_self = 1').get(ownerId) as { id: string };
       return row.id;
     } finally {
       db.close();

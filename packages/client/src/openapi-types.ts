@@ -121,6 +121,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "4a4882fc-fe9e-4130-a564-d5482c1fc30d",
+                     *           "name": "Garnet Reynolds-Miller",
+                     *           "email": "garnet.reynolds-miller@yahoo.com",
+                     *           "phone": "+13136426123",
+                     *           "company": "Crist - Beer",
+                     *           "title": "District Data Officer",
+                     *           "school": null,
+                     *           "linkedin_url": "https://www.linkedin.com/in/garnet-reynolds-miller-2ba4wx",
+                     *           "location": null,
+                     *           "description": null,
+                     *           "tags": [
+                     *             "alumni",
+                     *             "founder",
+                     *             "recruiter"
+                     *           ],
+                     *           "enrichment": null,
+                     *           "enriched_at": null,
+                     *           "source": "linkedin",
+                     *           "birthday": null,
+                     *           "created_at": "2025-11-24T00:47:56.395Z",
+                     *           "updated_at": "2025-11-24T00:47:56.395Z"
+                     *         },
+                     *         {
+                     *           "id": "2ecadc2e-8ce5-4136-9dd0-86315f58b5ff",
+                     *           "name": "Montana Blanda",
+                     *           "email": "montana.blanda@gmail.com",
+                     *           "phone": null,
+                     *           "company": "Buckridge and Sons",
+                     *           "title": "Human Applications Executive",
+                     *           "school": null,
+                     *           "linkedin_url": null,
+                     *           "location": "Kundestad, Iraq",
+                     *           "description": "Met at the Lisbon product summit; intro to their data team.",
+                     *           "tags": [
+                     *             "advisor",
+                     *             "alumni",
+                     *             "friend"
+                     *           ],
+                     *           "enrichment": {
+                     *             "headline": "Human Applications Executive at Buckridge and Sons"
+                     *           },
+                     *           "enriched_at": "2025-11-25T06:10:12.000Z",
+                     *           "source": "gmail",
+                     *           "birthday": "1964-02-26",
+                     *           "created_at": "2025-11-25T04:52:33.318Z",
+                     *           "updated_at": "2025-11-25T06:10:12.000Z",
+                     *           "research_data": {
+                     *             "summary": "Leads a 12-person applications team."
+                     *           },
+                     *           "researched_at": "2025-11-25T06:10:12.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 2,
+                     *         "offset": 0,
+                     *         "total": 300,
+                     *         "nextOffset": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /**

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parsePageRequest, type PageRequest } from '../../domain/pagination.js';
 import type { ContactStore } from '../../store/store.js';
 import { errorResponse, NO_STORE_HEADER } from '../schemas/common.js';
-import { MALFORMED_REQUEST } from '../schemas/every-operation-responses.js';
+import { MALFORMED_EXAMPLE, MALFORMED_REQUEST } from '../schemas/every-operation-responses.js';
 import { COMPRESSION_HEADERS, ETAG_HEADER, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
 import { ContactListResponseSchema, ListContactsQuerySchema } from '../schemas/contact-list.js';
 import { AUTHORIZED_ERROR_RESPONSES } from '../schemas/authorized-responses.js';
@@ -24,6 +24,16 @@ export const CONTACTS_PATH = '/api/v1/contacts';
  */
 export function pageEtag(ownerTag: string, version: number, page: PageRequest, coding: ContentCoding | null = null): string {
   return codedEtag(`"p${ownerTag}-${version}-${page.limit}-${page.offset}"`, coding);
+}
+
+/** How parsePageRequest refuses a query: the document's examples are the server's own words. */
+function pageRefusal(query: Record<string, unknown>): string {
+  try {
+    parsePageRequest(query);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error(`the page request ${JSON.stringify(query)} is accepted`);
 }
 
 const listContactsSchema = {
@@ -57,6 +67,12 @@ const listContactsSchema = {
     400: errorResponse(
       `\`limit\` or \`offset\` is not a base-10 integer within bounds or is repeated, or an unknown query parameter was sent. ${MALFORMED_REQUEST}`,
       SOMETIMES_RATE_LIMIT_HEADERS,
+      {
+        'A limit out of bounds': pageRefusal({ limit: '500' }),
+        'A repeated parameter': pageRefusal({ offset: ['0', '50'] }),
+        'An unknown parameter': pageRefusal({ owner_id: '42' }),
+        ...MALFORMED_EXAMPLE,
+      },
     ),
   },
 } as const;

@@ -1,4 +1,6 @@
-import { WWW_AUTHENTICATE } from '../../auth/authenticator.js';
+import { INVALID_KEY_MESSAGE, missingScopeMessage, PRO_PLAN_REQUIRED_MESSAGE, WWW_AUTHENTICATE } from '../../auth/authenticator.js';
+import { RATE_LIMIT_EXCEEDED_MESSAGE } from '../../domain/rate-limit.js';
+import { CONTACTS_READ } from '../../domain/scopes.js';
 import { errorResponse } from './common.js';
 import { EVERY_OPERATION_RESPONSES } from './every-operation-responses.js';
 import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from './rate-limit-headers.js';
@@ -6,14 +8,19 @@ import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from './rate-limit-headers.js'
 /** The responses every route behind the authorization hook may give besides its own: key, scope, plan, rate limit. */
 export const AUTHORIZED_ERROR_RESPONSES = {
   ...EVERY_OPERATION_RESPONSES,
-  401: errorResponse('Missing, malformed, unknown, revoked or expired key: always `Invalid or inactive API key`.', {
-    'WWW-Authenticate': { description: `Always \`${WWW_AUTHENTICATE}\`.`, type: 'string', enum: [WWW_AUTHENTICATE], required: true },
-  }),
+  401: errorResponse(
+    `Missing, malformed, unknown, revoked or expired key: always \`${INVALID_KEY_MESSAGE}\`.`,
+    { 'WWW-Authenticate': { description: `Always \`${WWW_AUTHENTICATE}\`.`, type: 'string', enum: [WWW_AUTHENTICATE], required: true } },
+    { 'Any key the API does not accept': INVALID_KEY_MESSAGE },
+  ),
   403: errorResponse(
-    'The key lacks `contacts:read` (`API key lacks contacts:read`), or its user is not on the Pro plan (`API access requires a Pro plan`).',
+    `The key lacks \`${CONTACTS_READ}\` (\`${missingScopeMessage(CONTACTS_READ)}\`), or its user is not on the Pro plan (\`${PRO_PLAN_REQUIRED_MESSAGE}\`).`,
+    {},
+    { 'A key without the scope': missingScopeMessage(CONTACTS_READ), 'A user not on the Pro plan': PRO_PLAN_REQUIRED_MESSAGE },
   ),
   429: errorResponse(
-    'The key made more requests this minute than its rate limit allows: `Rate limit exceeded`. Retry after `Retry-After` seconds. Requests refused with 401 or 403 do not count.',
+    `The key made more requests this minute than its rate limit allows: \`${RATE_LIMIT_EXCEEDED_MESSAGE}\`. Retry after \`Retry-After\` seconds. Requests refused with 401 or 403 do not count.`,
     { ...RETRY_AFTER_HEADER, ...RATE_LIMIT_HEADERS },
+    { 'Over the rate limit': RATE_LIMIT_EXCEEDED_MESSAGE },
   ),
 } as const;

@@ -25,7 +25,16 @@ export const NO_STORE_HEADER: ResponseHeader = {
   required: true,
 };
 
-/** A documented error response for the OpenAPI document; the body is always ErrorSchema, never cached. */
-export function errorResponse(description: string, headers: Record<string, ResponseHeader> = {}) {
-  return { ...ErrorSchema, description, headers: { 'Cache-Control': NO_STORE_HEADER, ...headers } };
+/**
+ * A documented error response for the OpenAPI document; the body is always ErrorSchema, never cached. `examples` names
+ * each message the server sends with this status (@fastify/swagger makes them the response's named examples).
+ */
+export function errorResponse(description: string, headers: Record<string, ResponseHeader> = {}, examples: Record<string, string> = {}) {
+  const named = Object.entries(examples).map(([summary, error]) => [summary, { summary, value: { error } }]);
+  return {
+    ...ErrorSchema,
+    description,
+    headers: { 'Cache-Control': NO_STORE_HEADER, ...headers },
+    ...(named.length === 0 ? {} : { 'x-examples': Object.fromEntries(named) }),
+  };
 }

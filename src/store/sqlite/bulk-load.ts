@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { listableSql } from '../listable.js';
 import { indexContactWordsSql } from './migrations.js';
 import type { SqliteWriteLock } from './transaction.js';
+import { StatementCache } from './statements.js';
 
 // A bulk load inserts random ids into several indexes at once: with SQLite's default 2 MB page cache each
 // insert evicts pages the next one needs, and the transaction spills to the WAL over and over.
@@ -64,13 +65,14 @@ export class SqliteBulkLoad {
 
   private static begin(db: Database.Database): SqliteBulkLoad {
     const triggers = DEFERRED_TRIGGERS.map((name) => {
-      const row = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?").get(name) as { sql: string } | undefined;
+      const row = StatementCache.of(db).get("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?").get(name) as
+        { sql: string } | undefined;
       if (!row) throw new Error(`trigger ${name} is missing: run migrations first`);
       db.exec(`DROP TRIGGER ${name}`);
       return row.sql;
     });
     // Rowids are assigned above the largest one, so the load's rows are exactly those past it.
-    const { last } = db.prepare('SELECT coalesce(max(rowid), 0) AS last FROM contacts').get() as { last: number };
+    const { last } = StatementCache.of(db).get('SELECT coalesce(max(rowid), 0) AS last FROM contacts').get() as { last: number };
     return new SqliteBulkLoad(db, last + 1, triggers);
   }
 
@@ -79,9 +81,9 @@ export class SqliteBulkLoad {
    * before its merges and updates, whose triggers expect every listable contact to be indexed already.
    */
   indexNewContacts(): void {
-    const { last } = this.db.prepare('SELECT coalesce(max(rowid), 0) AS last FROM contacts').get() as { last: number };
+    const { last } = StatementCache.of(this.db).get('SELECT coalesce(max(rowid), 0) AS last FROM contacts').get() as { last: number };
     if (last <= this.indexedUpTo) return;
-    this.db.prepare(indexContactWordsSql('rowid > ? AND rowid <= ?')).run(this.indexedUpTo, last);
+    StatementCache.of(this.db).get(indexContactWordsSql('rowid > ? AND rowid <= ?')).run(this.indexedUpTo, last);
     this.indexedUpTo = last;
   }
 
@@ -91,15 +93,15 @@ export class SqliteBulkLoad {
    * rows are never indexed or recorded.
    */
   private finish(): void {
-    this.db
-      .prepare(
+    StatementCache.of(this.db)
+      .get(
         `UPDATE owner_listing SET version = version + 1, change_seq = change_seq + 1,
            total = (SELECT count(*) FROM contacts c WHERE ${listableSql('sqlite', 'owner_listing.owner_id', 'c')})
          WHERE owner_id IN (SELECT owner_id FROM contacts WHERE rowid >= ?)`,
       )
       .run(this.firstNewRowid);
-    this.db
-      .prepare(
+    StatementCache.of(this.db)
+      .get(
         `INSERT OR REPLACE INTO contact_changes (owner_id, contact_id, seq, changed_at)
          SELECT c.owner_id, c.id, l.change_seq, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
          FROM contacts c JOIN owner_listing l ON l.owner_id = c.owner_id WHERE c.rowid >= ? AND c.is_self = 0`,
@@ -110,11 +112,11 @@ export class SqliteBulkLoad {
 }
 
 async function withBulkCache<T>(db: Database.Database, work: () => Promise<T>): Promise<T> {
-  const cacheSize = db.pragma('cache_size', { simple: true });
-  db.pragma(`cache_size = ${BULK_CACHE_KIB}`);
+  const cacheSize = StatementCache.of(db).get('PRAGMA cache_size').pluck().get() as number;
+  db.exec(`PRAGMA cache_size = ${BULK_CACHE_KIB}`);
   try {
     return await work();
   } finally {
-    db.pragma(`cache_size = ${cacheSize}`);
+    db.exec(`PRAGMA cache_size = ${cacheSize}`);
   }
 }

@@ -4,6 +4,14 @@ import Database from 'better-sqlite3';
 import type { StoreOptions } from '../store.js';
 import { SqliteWriteLock } from './transaction.js';
 
+const openedDatabases = new Set<Database.Database>();
+
+/** Keeps `db` from being garbage collected, ever: see StatementCache. */
+export function keptForLife(db: Database.Database): Database.Database {
+  openedDatabases.add(db);
+  return db;
+}
+
 /** The file a connection opened, as the file system names it: a file moved, deleted or replaced has another. */
 interface FileIdentity {
   dev: number;
@@ -21,9 +29,7 @@ export function openDatabase(
   const inMemory = path === ':memory:';
   if (!inMemory && options.mustExist !== true) mkdirSync(dirname(path), { recursive: true });
   const db = openFile(path, options.mustExist === true && !inMemory);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON');
   const { onLongLockWait } = options;
   const writeLock = new SqliteWriteLock(db, {
     busyTimeoutMs: options.statementTimeoutMs ?? 5000,
@@ -35,7 +41,7 @@ export function openDatabase(
 
 function openFile(path: string, mustExist: boolean): Database.Database {
   try {
-    return new Database(path, { fileMustExist: mustExist });
+    return keptForLife(new Database(path, { fileMustExist: mustExist }));
   } catch (error) {
     if (mustExist && identityOf(path) === null) {
       throw new Error(`No database at ${path}: create it with \`contacts-read-api migrate\` (or \`demo\`), or set DATABASE_URL`, {

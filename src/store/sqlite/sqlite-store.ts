@@ -23,17 +23,18 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Store
   return new SqliteStore(db, writeLock, detachedReason, { stateTtlMs: options.listingStateTtlMs });
 }
 
-function appliedVersions(db: Database.Database): Set<number> {
-  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
-  const rows = table ? (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]) : [];
+function appliedVersions(statements: StatementCache): Set<number> {
+  const table = statements.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+  const rows = table ? (statements.get('SELECT version FROM schema_migrations').all() as { version: number }[]) : [];
   return new Set(rows.map((row) => row.version));
 }
 
 function migrationDialect(db: Database.Database, writeLock: SqliteWriteLock): MigrationDialect {
+  const statements = StatementCache.of(db);
   return {
     createTableSql: `CREATE TABLE IF NOT EXISTS schema_migrations (
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
-    peekAppliedVersions: async () => appliedVersions(db),
+    peekAppliedVersions: async () => appliedVersions(statements),
     // better-sqlite3 is synchronous, so every promise of the session is settled when awaited: the run ends within one
     // turn of the event loop, and nothing else in this process uses the connection while the transaction is open.
     withLock: async (work) => {
@@ -43,13 +44,11 @@ function migrationDialect(db: Database.Database, writeLock: SqliteWriteLock): Mi
           exec: async (sql) => {
             db.exec(sql);
           },
-          appliedVersions: async () => appliedVersions(db),
+          appliedVersions: async () => appliedVersions(statements),
           record: async (migration, appliedAt) => {
-            db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
-              migration.version,
-              migration.name,
-              appliedAt,
-            );
+            statements
+              .get('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+              .run(migration.version, migration.name, appliedAt);
           },
         });
         db.exec('COMMIT');
@@ -77,7 +76,7 @@ class SqliteStore implements Store {
     readonly detachedReason: () => string | null,
     listingOptions: PagedListingOptions,
   ) {
-    const statements = new StatementCache(db);
+    const statements = StatementCache.of(db);
     this.statements = statements;
     this.keyUses = new KeyUseRecorder(async (uses) => recordKeyUsesIfFree(statements, writeLock, uses));
     this.users = new SqliteUserStore(statements, writeLock);
@@ -112,7 +111,7 @@ class SqliteStore implements Store {
     if (detached !== null) throw new Error(detached);
     // Ready means the API would answer: a file that is there but not migrated (an empty one restored in its place)
     // is not ready, and a missing table fails this read too.
-    const applied = this.db.prepare('SELECT max(version) FROM schema_migrations').pluck().get() as number | null;
+    const applied = this.statements.get('SELECT max(version) FROM schema_migrations').pluck().get() as number | null;
     if ((applied ?? 0) < LATEST_MIGRATION) throw new Error('the database is not migrated: run contacts-read-api migrate');
   }
 

@@ -125,6 +125,6 @@ export class SqliteWriteLock {
   }
 
   private setBusyTimeout(ms: number): void {
-    this.db.pragma(`busy_timeout = ${ms}`);
+    this.db.exec(`PRAGMA busy_timeout = ${ms}`);
   }
 }
