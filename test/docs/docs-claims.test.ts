@@ -22,6 +22,8 @@ const PARSED_DEFAULTS: Record<string, (config: Config) => unknown> = {
   API_KEY_PREFIX: (config) => config.apiKeyPrefix,
   LOG_LEVEL: (config) => config.logLevel,
   RATE_LIMIT_PER_MINUTE: (config) => config.rateLimit.perMinute,
+  OAUTH_REGISTRATIONS_PER_MINUTE: (config) => config.rateLimit.oauthRegistrationsPerMinute,
+  OAUTH_AUTHORIZATIONS_PER_MINUTE: (config) => config.rateLimit.oauthAuthorizationsPerMinute,
   REDIS_URL: (config) => config.rateLimit.redisUrl,
   RATE_LIMIT_REDIS_PREFIX: (config) => config.rateLimit.redisPrefix,
   METRICS_PORT: (config) => config.metrics.port,
