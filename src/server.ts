@@ -118,6 +118,7 @@ export async function startServer(
         corsOrigins: config.corsOrigins,
         hstsMaxAgeSeconds: config.hstsMaxAgeSeconds,
         metricsToken: config.metrics.token,
+        mcpInflightBytes: config.mcpInflightMb * 1024 * 1024,
       },
     });
     if (config.metrics.port !== null && !options.worker) {

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Authenticator } from '../auth/authenticator.js';
 import {
   DEFAULT_CHANGES_RETENTION_DAYS,
+  DEFAULT_MCP_INFLIGHT_MB,
   DEFAULT_PORT,
   DEFAULT_PUBLIC_URL,
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -11,6 +12,7 @@ import {
   type TrustProxy,
 } from '../config.js';
 import { contactUrlFor } from '../mcp/contact-url.js';
+import { InflightBytes } from '../mcp/inflight-bytes.js';
 import { createAuthorizationServer } from '../oauth/authorization-server.js';
 import { createMcpAuthenticator } from '../oauth/mcp-authenticator.js';
 import { parseOAuthConfig, type OAuthConfig } from '../oauth/oauth-config.js';
@@ -39,6 +41,7 @@ import { registerOpenApiRoute } from './routes/openapi.js';
 import { addSecurityHeaders } from './security-headers.js';
 
 const DAY_MS = 86_400_000;
+const MIB = 1024 * 1024;
 
 export interface AppDependencies {
   store: Store;
@@ -75,6 +78,8 @@ export interface HttpOptions {
   hstsMaxAgeSeconds: number | null;
   /** Bearer token that unlocks GET /metrics on this app; default null (no /metrics route). */
   metricsToken: string | null;
+  /** What /mcp answers may take in memory at once (MCP_INFLIGHT_MB); default 8 MiB. */
+  mcpInflightBytes: number;
 }
 
 /** Builds the whole HTTP application without listening: the server and every test use this. */
@@ -160,6 +165,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       rateLimiter,
       allowed: { origins: http.corsOrigins ?? [], issuer: oauth.issuer },
       contactUrl: contactUrlFor(deps.contactUrlTemplate ?? null, oauth.issuer),
+      inflight: new InflightBytes(http.mcpInflightBytes ?? DEFAULT_MCP_INFLIGHT_MB * MIB),
     });
   });
   await registerOAuthRoutes(app, { config: oauth, server: authorizationServer, keys: deps.authenticator });

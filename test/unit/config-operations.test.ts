@@ -91,6 +91,13 @@ describe('loadConfig WORKER_HEAP_MB', () => {
   });
 });
 
+describe('loadConfig MCP_INFLIGHT_MB', () => {
+  it('reads what MCP answers may hold in a process, from 2 MB: one whole batch', () => {
+    expect(loadConfig({ MCP_INFLIGHT_MB: '32' }).mcpInflightMb).toBe(32);
+    expect(configError({ MCP_INFLIGHT_MB: '1' })).toBe('MCP_INFLIGHT_MB must be an integer from 2 to 65536; got "1"');
+  });
+});
+
 describe('loadConfig TRUST_PROXY', () => {
   it.each([
     ['', false],

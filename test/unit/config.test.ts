@@ -24,6 +24,7 @@ describe('loadConfig defaults', () => {
       rateLimit: { perMinute: 600, redisUrl: null, redisPrefix: 'contacts-api:rate-limit:' },
       metrics: { port: null, host: '127.0.0.1', token: null },
       requestTimeoutMs: 10_000,
+      mcpInflightMb: 8,
       workers: null,
       keyCacheTtlMs: 500,
       listingCacheTtlMs: 250,
