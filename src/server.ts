@@ -119,6 +119,7 @@ export async function startServer(
         hstsMaxAgeSeconds: config.hstsMaxAgeSeconds,
         metricsToken: config.metrics.token,
         mcpInflightBytes: config.mcpInflightMb * 1024 * 1024,
+        slowReaders: { stallTimeoutMs: config.writeStallTimeoutMs, maxBacklogBytes: config.writeBacklogMaxKb * 1024 },
       },
     });
     if (config.metrics.port !== null && !options.worker) {

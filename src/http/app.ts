@@ -5,6 +5,8 @@ import type { Authenticator } from '../auth/authenticator.js';
 import {
   DEFAULT_CHANGES_RETENTION_DAYS,
   DEFAULT_MCP_INFLIGHT_MB,
+  DEFAULT_WRITE_BACKLOG_MAX_KB,
+  DEFAULT_WRITE_STALL_TIMEOUT_MS,
   DEFAULT_PORT,
   DEFAULT_PUBLIC_URL,
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -39,6 +41,8 @@ import { registerMcpRoute } from './routes/mcp.js';
 import { registerOAuthRoutes } from './routes/oauth.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
 import { addSecurityHeaders } from './security-headers.js';
+import { closeSlowReaders, type SlowReaderClosure, type SlowReaderLimits } from './slow-readers.js';
+import { ThrottledWarning } from '../throttled-warning.js';
 
 const DAY_MS = 86_400_000;
 const MIB = 1024 * 1024;
@@ -80,6 +84,8 @@ export interface HttpOptions {
   metricsToken: string | null;
   /** What /mcp answers may take in memory at once (MCP_INFLIGHT_MB); default 8 MiB. */
   mcpInflightBytes: number;
+  /** When a connection whose client stops reading is closed (WRITE_STALL_TIMEOUT_MS, WRITE_BACKLOG_MAX_KB). */
+  slowReaders: SlowReaderLimits;
 }
 
 /** Builds the whole HTTP application without listening: the server and every test use this. */
@@ -108,6 +114,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     frameworkErrors: (error, request, reply) => void handleError(error, request, reply),
   }).withTypeProvider<TypeBoxTypeProvider>();
   const metrics = deps.metrics ?? createMetrics({ poolStats: deps.store.poolStats?.bind(deps.store) });
+  watchSlowReaders(app, http.slowReaders);
 
   const methodNotAllowed = trackAllowedMethods(app);
   app.setErrorHandler(handleError);
@@ -175,6 +182,24 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   if (http.metricsToken) registerMetricsRoute(app, { registry: deps.metricsSource ?? metrics.registry, token: http.metricsToken });
   await app.ready();
   return app;
+}
+
+/** A flood of clients that stop reading closes thousands of connections a second: logging each would add to it. */
+const SLOW_READER_WARNING_INTERVAL_MS = 10_000;
+
+function watchSlowReaders(app: FastifyInstance, limits: SlowReaderLimits | undefined): void {
+  const warnings = new Map<SlowReaderClosure, ThrottledWarning>();
+  const stop = closeSlowReaders(
+    app.server,
+    limits ?? { stallTimeoutMs: DEFAULT_WRITE_STALL_TIMEOUT_MS, maxBacklogBytes: DEFAULT_WRITE_BACKLOG_MAX_KB * 1024 },
+    (reason) => {
+      if (!warnings.has(reason)) warnings.set(reason, new ThrottledWarning(SLOW_READER_WARNING_INTERVAL_MS));
+      const closuresNotLogged = warnings.get(reason)!.occurred();
+      if (closuresNotLogged !== null)
+        app.log.warn({ reason, closuresNotLogged }, 'closed a connection whose client does not read its answers');
+    },
+  );
+  app.addHook('onClose', async () => stop());
 }
 
 function toFastifyTrustProxy(trustProxy: TrustProxy): boolean | string[] {

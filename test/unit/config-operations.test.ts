@@ -98,6 +98,15 @@ describe('loadConfig MCP_INFLIGHT_MB', () => {
   });
 });
 
+describe('loadConfig WRITE_STALL_TIMEOUT_MS and WRITE_BACKLOG_MAX_KB', () => {
+  it('reads when a connection whose client stops reading is closed', () => {
+    const config = loadConfig({ WRITE_STALL_TIMEOUT_MS: '30000', WRITE_BACKLOG_MAX_KB: '4096' });
+    expect([config.writeStallTimeoutMs, config.writeBacklogMaxKb]).toEqual([30_000, 4096]);
+    expect(configError({ WRITE_STALL_TIMEOUT_MS: '0' })).toBe('WRITE_STALL_TIMEOUT_MS must be an integer from 100 to 3600000; got "0"');
+    expect(configError({ WRITE_BACKLOG_MAX_KB: '8' })).toBe('WRITE_BACKLOG_MAX_KB must be an integer from 16 to 1048576; got "8"');
+  });
+});
+
 describe('loadConfig TRUST_PROXY', () => {
   it.each([
     ['', false],

@@ -25,6 +25,8 @@ describe('loadConfig defaults', () => {
       metrics: { port: null, host: '127.0.0.1', token: null },
       requestTimeoutMs: 10_000,
       mcpInflightMb: 8,
+      writeStallTimeoutMs: 10_000,
+      writeBacklogMaxKb: 1024,
       workers: null,
       keyCacheTtlMs: 500,
       listingCacheTtlMs: 250,
