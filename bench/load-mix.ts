@@ -3,7 +3,6 @@
  * MCP tool calls and batches, health probes and bad keys, over many connections at once. Every answer is sorted by
  * status; a 5xx is explained only when it is a 503 that says when to retry (Retry-After).
  */
-import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { generateApiKey } from '../src/domain/api-key.js';
 
@@ -40,8 +39,9 @@ export interface LoadMixOutcome {
   statuses: Record<string, number>;
   /** 5xx answers other than 503 with Retry-After: each one is a failure. */
   unexplained5xx: number;
-  /** Connection errors and timeouts, as autocannon counts them. */
+  /** Connection errors and timeouts (no answer within 10 s), as autocannon counts them. */
   socketErrors: number;
+  latencyMs: { p50: number; p99: number };
 }
 
 const BATCH_CALLS = 20;
@@ -60,7 +60,13 @@ export async function runLoadMix(options: LoadMixOptions): Promise<LoadMixOutcom
   })) as autocannon.Request[];
   const result = await autocannon({ url: options.url, connections: options.connections, duration: options.seconds, requests });
   const answers = Object.values(statuses).reduce((sum, count) => sum + count, 0);
-  return { answers, statuses, unexplained5xx, socketErrors: result.errors };
+  return {
+    answers,
+    statuses,
+    unexplained5xx,
+    socketErrors: result.errors,
+    latencyMs: { p50: result.latency.p50, p99: result.latency.p99 },
+  };
 }
 
 function requestOf(kind: MixRequest, index: number, options: LoadMixOptions): Partial<autocannon.Request> {
@@ -105,14 +111,4 @@ function mcpPost(key: string, body: unknown, protocolVersion: string): Partial<a
     },
     body: JSON.stringify(body),
   };
-}
-
-/** Resident set size of a process in MiB, from /proc/<pid>/status; null once it is gone. */
-export function rssMiB(pid: number): number | null {
-  try {
-    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
 }
