@@ -8,14 +8,12 @@
  * Without --db it runs on a fresh SQLite file in a temp dir. With --db it adds one user to that database
  * (use a scratch database). The rate limit is off for the server under test: this measures the service.
  */
-import { execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { generateDemoContacts } from '../src/demo/demo-contacts.js';
+import { rssMiB, seedOwner, startServe } from './serve-process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -28,7 +26,6 @@ const { values: args } = parseArgs({
 const seconds = positiveInteger('seconds', args.seconds);
 const connections = positiveInteger('connections', args.connections);
 const contactCount = positiveInteger('contacts', args.contacts);
-const BIN = resolve(import.meta.dirname, '..', 'dist/cli/main.js');
 /** Memory is sampled this many times over the run, after warm-up. */
 const RSS_SAMPLES = 6;
 const WARMUP_SECONDS = Math.min(10, Math.max(2, Math.round(seconds / 10)));
@@ -43,18 +40,6 @@ const work = mkdtempSync(join(tmpdir(), 'contacts-soak-'));
 const databaseUrl = args.db ?? `file:${join(work, 'contacts.db')}`;
 const env = { ...process.env, DATABASE_URL: databaseUrl, API_KEY_PREFIX: 'cnt', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' };
 
-async function cli<T>(...cliArgs: string[]): Promise<T> {
-  const { stdout } = await promisify(execFile)(process.execPath, [BIN, ...cliArgs, '--json'], { env, maxBuffer: 16 * 1024 * 1024 });
-  return JSON.parse(stdout) as T;
-}
-
-/** Resident set size of a process in MiB, from /proc/<pid>/status. */
-function rssMiB(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!match) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(match[1]) / 1024;
-}
-
 function load(url: string, key: string, durationSeconds: number): Promise<autocannon.Result> {
   // Pages spread over the whole list, so that every request reads different rows.
   const pages = Array.from({ length: 20 }, (_, index) => ({
@@ -66,33 +51,10 @@ function load(url: string, key: string, durationSeconds: number): Promise<autoca
 
 async function main(): Promise<number> {
   console.log(`Seeding ${contactCount} contacts through the CLI on ${args.db ? 'PostgreSQL' : 'SQLite'}…`);
-  const user = await cli<{ id: string }>('users', 'create', '--email', `soak-${Date.now()}@example.com`, '--name', 'Soak', '--plan', 'pro');
-  const { key } = await cli<{ key: string }>('keys', 'create', '--user', user.id, '--label', 'soak');
-  const file = join(work, 'contacts.ndjson');
-  writeFileSync(
-    file,
-    generateDemoContacts(contactCount, 7, new Date())
-      .map((record) => JSON.stringify(record.contact.values))
-      .join('\n'),
-  );
-  await cli('contacts', 'import', '--user', user.id, file);
-
-  const server = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], {
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const exited = once(server, 'exit');
+  const key = await seedOwner(env, work, contactCount, 'soak');
+  const server = await startServe(env);
   try {
-    const url = await new Promise<string>((resolveUrl, reject) => {
-      let stderr = '';
-      server.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(stderr);
-        if (match) resolveUrl(match[1]!);
-      });
-      server.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
-    });
-    const pid = server.pid!;
+    const { url, pid } = server;
     const rss: { at: string; mib: number }[] = [{ at: 'start (idle)', mib: rssMiB(pid) }];
 
     console.log(`Warming up for ${WARMUP_SECONDS} s, then ${seconds} s at ${connections} connections against ${url}…`);
@@ -125,8 +87,7 @@ async function main(): Promise<number> {
     console.log('RSS over the run:', rss.map((sample) => `${sample.at}: ${sample.mib.toFixed(1)}`).join(' | '));
     return errors === 0 ? 0 : 1;
   } finally {
-    server.kill('SIGTERM');
-    await exited;
+    await server.stop();
   }
 }
 

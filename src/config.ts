@@ -36,6 +36,22 @@ export interface Config {
   /** REQUEST_TIMEOUT_MS (default 10000): a request not answered by then gets 503. */
   readonly requestTimeoutMs: number;
   /**
+   * MCP_INFLIGHT_MB (default 8, 2 or more): the answers of /mcp requests one process may be building and holding at
+   * once, estimated before each request runs (docs/mcp-limits.md); a request that would go past it gets 503 with
+   * Retry-After. It bounds the heap that MCP batches take under a flood, with or without a rate limit.
+   */
+  readonly mcpInflightMb: number;
+  /**
+   * WRITE_STALL_TIMEOUT_MS (default 10000): a connection with answers waiting to be written whose client takes none of
+   * their bytes for this long is closed; Node's own timeouts never end a connection whose client stops reading.
+   */
+  readonly writeStallTimeoutMs: number;
+  /**
+   * WRITE_BACKLOG_MAX_KB (default 1024): the answers a connection may have waiting behind the one being written, as a
+   * client that pipelines requests and reads slowly piles them up; past it the connection is closed.
+   */
+  readonly writeBacklogMaxKb: number;
+  /**
    * KEY_CACHE_TTL_MS (default 500, at most 900): how long a key lookup is reused. Revocations and plan changes
    * reach a running server within this bound; 0 looks every key up on every request.
    */
@@ -117,6 +133,9 @@ export const DEFAULT_KEY_CACHE_TTL_MS = 500;
 export const DEFAULT_LISTING_CACHE_TTL_MS = 250;
 export const DEFAULT_CHANGES_RETENTION_DAYS = 30;
 export const DEFAULT_WORKER_HEAP_MB = 128;
+export const DEFAULT_MCP_INFLIGHT_MB = 8;
+export const DEFAULT_WRITE_STALL_TIMEOUT_MS = 10_000;
+export const DEFAULT_WRITE_BACKLOG_MAX_KB = 1024;
 /** Changes made with the CLI must reach a running server within one second. */
 const MAX_CACHE_TTL_MS = 900;
 export const DEFAULT_DB_STATEMENT_TIMEOUT_MS = 5_000;
@@ -166,6 +185,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, listen: { host?
       parseInteger(env.CHANGES_RETENTION_DAYS, DEFAULT_CHANGES_RETENTION_DAYS, 1, 3650),
     ),
     requestTimeoutMs: read('REQUEST_TIMEOUT_MS', () => parseInteger(env.REQUEST_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, 1, HOUR_MS)),
+    // 2 MB holds one whole batch (a 1 MiB response and the answer being built), so every request can run when alone.
+    mcpInflightMb: read('MCP_INFLIGHT_MB', () => parseInteger(env.MCP_INFLIGHT_MB, DEFAULT_MCP_INFLIGHT_MB, 2, 65_536)),
+    writeStallTimeoutMs: read('WRITE_STALL_TIMEOUT_MS', () =>
+      parseInteger(env.WRITE_STALL_TIMEOUT_MS, DEFAULT_WRITE_STALL_TIMEOUT_MS, 100, HOUR_MS),
+    ),
+    writeBacklogMaxKb: read('WRITE_BACKLOG_MAX_KB', () =>
+      parseInteger(env.WRITE_BACKLOG_MAX_KB, DEFAULT_WRITE_BACKLOG_MAX_KB, 16, 1_048_576),
+    ),
     dbStatementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', () =>
       parseInteger(env.DB_STATEMENT_TIMEOUT_MS, DEFAULT_DB_STATEMENT_TIMEOUT_MS, 1, HOUR_MS),
     ),

@@ -130,6 +130,8 @@ export async function startServer(
         corsOrigins: config.corsOrigins,
         hstsMaxAgeSeconds: config.hstsMaxAgeSeconds,
         metricsToken: config.metrics.token,
+        mcpInflightBytes: config.mcpInflightMb * 1024 * 1024,
+        slowReaders: { stallTimeoutMs: config.writeStallTimeoutMs, maxBacklogBytes: config.writeBacklogMaxKb * 1024 },
       },
     });
     if (config.metrics.port !== null && !options.worker) {

@@ -4,6 +4,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Authenticator } from '../auth/authenticator.js';
 import {
   DEFAULT_CHANGES_RETENTION_DAYS,
+  DEFAULT_MCP_INFLIGHT_MB,
+  DEFAULT_WRITE_BACKLOG_MAX_KB,
+  DEFAULT_WRITE_STALL_TIMEOUT_MS,
   DEFAULT_PORT,
   listenUrlOf,
   DEFAULT_PUBLIC_URL,
@@ -12,6 +15,7 @@ import {
   type TrustProxy,
 } from '../config.js';
 import { contactUrlFor } from '../mcp/contact-url.js';
+import { InflightBytes } from '../mcp/inflight-bytes.js';
 import { createAuthorizationServer } from '../oauth/authorization-server.js';
 import { createMcpAuthenticator } from '../oauth/mcp-authenticator.js';
 import { parseOAuthConfig, type OAuthConfig } from '../oauth/oauth-config.js';
@@ -40,8 +44,11 @@ import { registerOAuthRoutes } from './routes/oauth.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
 import { addSecurityHeaders } from './security-headers.js';
 import { serviceKeyFrom } from './service-key.js';
+import { closeSlowReaders, type SlowReaderClosure, type SlowReaderLimits } from './slow-readers.js';
+import { ThrottledWarning } from '../throttled-warning.js';
 
 const DAY_MS = 86_400_000;
+const MIB = 1024 * 1024;
 
 export interface AppDependencies {
   store: Store;
@@ -81,6 +88,10 @@ export interface HttpOptions {
   hstsMaxAgeSeconds: number | null;
   /** Bearer token that unlocks GET /metrics on this app; default null (no /metrics route). */
   metricsToken: string | null;
+  /** What /mcp answers may take in memory at once (MCP_INFLIGHT_MB); default 8 MiB. */
+  mcpInflightBytes: number;
+  /** When a connection whose client stops reading is closed (WRITE_STALL_TIMEOUT_MS, WRITE_BACKLOG_MAX_KB). */
+  slowReaders: SlowReaderLimits;
 }
 
 /** Builds the whole HTTP application without listening: the server and every test use this. */
@@ -109,6 +120,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     frameworkErrors: (error, request, reply) => void handleError(error, request, reply),
   }).withTypeProvider<TypeBoxTypeProvider>();
   const metrics = deps.metrics ?? createMetrics({ poolStats: deps.store.poolStats?.bind(deps.store) });
+  watchSlowReaders(app, http.slowReaders);
 
   const methodNotAllowed = trackAllowedMethods(app);
   app.setErrorHandler(handleError);
@@ -167,6 +179,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       rateLimiter,
       allowed: { origins: http.corsOrigins ?? [], issuer: oauth.issuer },
       contactUrl: contactUrlFor(deps.contactUrlTemplate ?? null, oauth.issuer),
+      inflight: new InflightBytes(http.mcpInflightBytes ?? DEFAULT_MCP_INFLIGHT_MB * MIB),
     });
   });
   const { oauth: oauthLimits, counter } = deps.rateLimit ?? {};
@@ -182,6 +195,24 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   if (http.metricsToken) registerMetricsRoute(app, { registry: deps.metricsSource ?? metrics.registry, token: http.metricsToken });
   await app.ready();
   return app;
+}
+
+/** A flood of clients that stop reading closes thousands of connections a second: logging each would add to it. */
+const SLOW_READER_WARNING_INTERVAL_MS = 10_000;
+
+function watchSlowReaders(app: FastifyInstance, limits: SlowReaderLimits | undefined): void {
+  const warnings = new Map<SlowReaderClosure, ThrottledWarning>();
+  const stop = closeSlowReaders(
+    app.server,
+    limits ?? { stallTimeoutMs: DEFAULT_WRITE_STALL_TIMEOUT_MS, maxBacklogBytes: DEFAULT_WRITE_BACKLOG_MAX_KB * 1024 },
+    (reason) => {
+      if (!warnings.has(reason)) warnings.set(reason, new ThrottledWarning(SLOW_READER_WARNING_INTERVAL_MS));
+      const closuresNotLogged = warnings.get(reason)!.occurred();
+      if (closuresNotLogged !== null)
+        app.log.warn({ reason, closuresNotLogged }, 'closed a connection whose client does not read its answers');
+    },
+  );
+  app.addHook('onClose', async () => stop());
 }
 
 function toFastifyTrustProxy(trustProxy: TrustProxy): boolean | string[] {

@@ -113,6 +113,9 @@ export class MeteredTransport implements Transport {
 
   private async run(request: JSONRPCRequest, extra: MessageExtraInfo | undefined, dispatch: Dispatch): Promise<void> {
     try {
+      // A call's reads may be synchronous (SQLite): chained as promises, a batch's calls would run back to back and hold
+      // every other request of the process, health probes included, until the whole batch is done.
+      await new Promise((resolve) => setImmediate(resolve));
       if (this.closed) return;
       if (this.full) return await this.refuse(request, tooLargeText(this.options.maxResponseBytes));
       if (request.method === 'tools/call') {

@@ -2,8 +2,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
-import { MCP_BODY_LIMIT_BYTES, MCP_RESPONSE_LIMIT_BYTES } from '../../src/http/routes/mcp.js';
+import { MCP_BODY_LIMIT_BYTES, MCP_BUSY_MESSAGE, MCP_RESPONSE_LIMIT_BYTES } from '../../src/http/routes/mcp.js';
 import { MAX_BATCH_MESSAGES } from '../../src/mcp/batches.js';
+import { CALL_RESERVATION_BYTES, OTHER_RESERVATION_BYTES } from '../../src/mcp/inflight-bytes.js';
 import { RESPONSE_TOO_LARGE_MESSAGE } from '../../src/mcp/metered-transport.js';
 import { RESULT_BUDGET_BYTES } from '../../src/mcp/result-budget.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
@@ -254,6 +255,50 @@ describeEachBackend('MCP limits', (db) => {
         await post(open, hugeOwnerKey, call(2, 'list_contacts', { limit: 100, offset: first.pagination.nextOffset }), '2025-11-25')
       ).json() as Answer;
       expect((next.result!.structuredContent as { data: { name: string }[] }).data[0]!.name).toBe(`Big ${first.data.length + 1}`);
+    });
+  });
+
+  describe('work in flight', () => {
+    it('answers 503 with Retry-After, running nothing, while the answers in flight hold the reservation; then runs again', async () => {
+      let openGate = () => undefined as void;
+      const gate = new Promise<void>((resolve) => (openGate = resolve));
+      let entered = () => undefined as void;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      let held = true;
+      const gated = overrideStore(db().store, {
+        contacts: {
+          listPage: async (...args) => {
+            pagesListed += 1;
+            if (held) {
+              entered();
+              await gate;
+            }
+            return db().store.contacts.listPage(...args);
+          },
+        },
+      });
+      // Room for the batch of two calls and a ping beside it, not for a third call.
+      const app = await buildTestApp(gated, { http: { mcpInflightBytes: 2 * CALL_RESERVATION_BYTES + OTHER_RESERVATION_BYTES } });
+      try {
+        const key = await newKey();
+        const running = post(app, key, [call(1, 'list_contacts', { limit: 1 }), call(2, 'list_contacts', { limit: 1 })], '2025-03-26');
+        await inside;
+        const before = pagesListed;
+        const busy = await post(app, key, call(3, 'list_contacts', { limit: 1 }), '2025-11-25');
+        expect(busy.statusCode).toBe(503);
+        expect(busy.headers['retry-after']).toBe('1');
+        expect(busy.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: MCP_BUSY_MESSAGE } });
+        expect(pagesListed).toBe(before);
+        // A ping reserves less than a call: it still fits beside the batch.
+        expect((await post(app, key, request(4, 'ping'), '2025-11-25')).statusCode).toBe(200);
+        held = false;
+        openGate();
+        expect((await running).statusCode).toBe(200);
+        expect((await post(app, key, call(5, 'list_contacts', { limit: 1 }), '2025-11-25')).statusCode).toBe(200);
+      } finally {
+        openGate();
+        await app.close();
+      }
     });
   });
 

@@ -99,6 +99,22 @@ describe('loadConfig WORKER_HEAP_MB', () => {
   });
 });
 
+describe('loadConfig MCP_INFLIGHT_MB', () => {
+  it('reads what MCP answers may hold in a process, from 2 MB: one whole batch', () => {
+    expect(loadConfig({ MCP_INFLIGHT_MB: '32' }).mcpInflightMb).toBe(32);
+    expect(configError({ MCP_INFLIGHT_MB: '1' })).toBe('MCP_INFLIGHT_MB must be an integer from 2 to 65536; got "1"');
+  });
+});
+
+describe('loadConfig WRITE_STALL_TIMEOUT_MS and WRITE_BACKLOG_MAX_KB', () => {
+  it('reads when a connection whose client stops reading is closed', () => {
+    const config = loadConfig({ WRITE_STALL_TIMEOUT_MS: '30000', WRITE_BACKLOG_MAX_KB: '4096' });
+    expect([config.writeStallTimeoutMs, config.writeBacklogMaxKb]).toEqual([30_000, 4096]);
+    expect(configError({ WRITE_STALL_TIMEOUT_MS: '0' })).toBe('WRITE_STALL_TIMEOUT_MS must be an integer from 100 to 3600000; got "0"');
+    expect(configError({ WRITE_BACKLOG_MAX_KB: '8' })).toBe('WRITE_BACKLOG_MAX_KB must be an integer from 16 to 1048576; got "8"');
+  });
+});
+
 describe('loadConfig TRUST_PROXY', () => {
   it.each([
     ['', false],

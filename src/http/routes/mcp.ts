@@ -1,6 +1,7 @@
 import { constants } from 'node:zlib';
 import compression from 'compression';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { reservationBytes, type InflightBytes } from '../../mcp/inflight-bytes.js';
 import type { ToolCallAdmission } from '../../mcp/metered-transport.js';
 import type { ContactStore } from '../../store/store.js';
 import { INTERNAL_ERROR_MESSAGE } from '../../domain/errors.js';
@@ -19,6 +20,7 @@ export const MCP_BODY_LIMIT_BYTES = 64 * 1024;
  * spare, and is already more than a model's context takes in; a bigger page is refused with advice to page smaller.
  */
 export const MCP_RESPONSE_LIMIT_BYTES = 1024 * 1024;
+export const MCP_BUSY_MESSAGE = 'Server busy: this process holds as much MCP work as it may; retry in a second';
 
 /**
  * The hosted MCP endpoint (Streamable HTTP), stateless: each POST gets its own server and transport, so any
@@ -35,6 +37,8 @@ export function registerMcpRoute(
     /** CORS_ORIGINS and OAUTH_ISSUER: what a browser's Origin may be (see originRefusal). */
     allowed: { origins: readonly string[]; issuer: string };
     contactUrl: (id: string) => string;
+    /** MCP_INFLIGHT_MB: what the answers being built and kept may take in this process; past it, 503. */
+    inflight: InflightBytes;
   },
 ): void {
   app.post(
@@ -60,6 +64,10 @@ export function registerMcpRoute(
       const { batchRefusal, createMcpServer, MeteredTransport, StreamableHTTPServerTransport } = await loadHosted();
       const refusal = batchRefusal(request.body, headerValue(request.headers['mcp-protocol-version']));
       if (refusal !== null) return reply.code(400).send(jsonRpcError(-32600, refusal));
+      // Reserved before anything runs, whatever the rate limit allowed: answers of many batches at once exhausted the heap.
+      const release = deps.inflight.reserve(reservationBytes(request.body, MCP_RESPONSE_LIMIT_BYTES));
+      if (release === null) return reply.code(503).header('retry-after', '1').send(jsonRpcError(-32000, MCP_BUSY_MESSAGE));
+      reply.raw.once('close', release);
       const { ownerId, keyId } = principalOf(request);
       const server = createMcpServer({
         contacts: deps.contacts,

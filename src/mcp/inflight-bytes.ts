@@ -1,0 +1,46 @@
+import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { RESULT_BUDGET_BYTES } from './result-budget.js';
+
+/**
+ * What one tool call's answer takes while it is built and kept: its result carries RESULT_BUDGET_BYTES of JSON twice
+ * (structured and as text) plus a summary, and is serialized again as a JSON-RPC message (a list_contacts page of
+ * 100 answers about 90 KB).
+ */
+export const CALL_RESERVATION_BYTES = 4 * RESULT_BUDGET_BYTES;
+/** initialize, tools/list, ping: answers of a few KB. */
+export const OTHER_RESERVATION_BYTES = 16 * 1024;
+
+/**
+ * The bytes a /mcp body's answers may take in memory: one reservation per request message (notifications get no
+ * answer), at most a full response plus the one answer being built, since a batch's answers past the response cap
+ * are replaced by short refusals.
+ */
+export function reservationBytes(body: unknown, maxResponseBytes: number): number {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  const requested = messages
+    .filter((message) => isJSONRPCRequest(message))
+    .reduce((sum, message) => sum + (message.method === 'tools/call' ? CALL_RESERVATION_BYTES : OTHER_RESERVATION_BYTES), 0);
+  return Math.min(requested, maxResponseBytes + CALL_RESERVATION_BYTES);
+}
+
+/**
+ * The MCP work one process holds in memory, in bytes reserved before a request runs and given back when its response
+ * has gone: a request that would take the total past the capacity is refused instead of run.
+ */
+export class InflightBytes {
+  private used = 0;
+
+  constructor(readonly capacity: number) {}
+
+  /** Reserves `bytes`, returning the function that gives them back (once), or null when they do not fit now. */
+  reserve(bytes: number): (() => void) | null {
+    if (this.used + bytes > this.capacity) return null;
+    this.used += bytes;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.used -= bytes;
+    };
+  }
+}
