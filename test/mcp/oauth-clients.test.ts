@@ -110,14 +110,24 @@ describeEachBackend('OAuth clients against serve with the default issuer', (db) 
     writeFileSync(browser, `#!/bin/sh\nexec "${process.execPath}" -e '${sendUrl}' "${receiver.url}" "$1"\n`);
     chmodSync(browser, 0o755);
     const opened = receiver.next();
+    const callbackPort = String(await freePort());
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [MCP_REMOTE, `${server.url}/mcp`, String(await freePort()), '--transport', 'http-only'],
+      args: [MCP_REMOTE, `${server.url}/mcp`, callbackPort, '--transport', 'http-only'],
       env: { ...process.env, BROWSER: browser, MCP_REMOTE_CONFIG_DIR: join(dir, 'config'), DISPLAY: '', WAYLAND_DISPLAY: '' },
       stderr: 'pipe',
     });
     let log = '';
-    transport.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    // mcp-remote binds its callback port before opening the browser only when its GET probe of /mcp gets a 401; ours
+    // is 405 (POST only), so it binds once the browser helper has exited, which a consent filled in by fetch can beat.
+    // A person cannot; the test waits for the line mcp-remote writes once it listens.
+    let callbackListening!: (port: string) => void;
+    const listening = new Promise<string>((resolve) => (callbackListening = resolve));
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      const port = /OAuth callback server running at http:\/\/127\.0\.0\.1:(\d+)/.exec(log)?.[1];
+      if (port !== undefined) callbackListening(port);
+    });
     const client = new Client({ name: 'desktop-host', version: '1' });
     try {
       const connected = client.connect(transport);
@@ -127,6 +137,7 @@ describeEachBackend('OAuth clients against serve with the default issuer', (db) 
       expect(authorizationUrl!.startsWith(`${server.url}/oauth/authorize?`), log).toBe(true);
       const callback = await approveInBrowser(authorizationUrl!, apiKey);
       expect(callback.searchParams.get('iss')).toBe(server.url);
+      expect(await Promise.race([listening, connected.then(() => 'connected without a callback')]), log).toBe(callbackPort);
       expect((await fetch(callback)).status, log).toBe(200);
       await connected;
       const result = (await client.callTool({ name: 'list_contacts', arguments: { limit: 5 } })) as CallToolResult;
