@@ -18,6 +18,9 @@ const FORMATS = new Map<string, (text: string) => RawRecord[]>([
   ['.vcard', parseVcardRecords],
 ]);
 
+/** The extensions an import accepts, as `--help`, docs/cli.md and the error for any other file name them. */
+export const IMPORT_EXTENSIONS_TEXT = listed([...FORMATS.keys()]);
+
 const READ_PROBLEMS: Record<string, string> = {
   ENOENT: 'no such file',
   EISDIR: 'it is a directory',
@@ -31,19 +34,24 @@ export interface ContactsFile {
 }
 
 /**
- * Reads a contacts file (format chosen by extension: .json, .ndjson, .jsonl, .csv, .vcf, .vcard) into
+ * Reads a contacts file (format chosen by extension, IMPORT_EXTENSIONS_TEXT) into
  * validated import records labelled with where each is in the file. Throws InputError naming the place
  * of the first problem; nothing is imported from a file with one.
  */
 export async function readContactsFile(path: string): Promise<ContactsFile> {
   const parse = FORMATS.get(extname(path).toLowerCase());
   if (parse === undefined) {
-    throw new InputError(`cannot import ${path}: the file type must be one of ${[...FORMATS.keys()].join(', ')}`);
+    throw new InputError(`cannot import ${path}: the file type must be ${IMPORT_EXTENSIONS_TEXT}`);
   }
   const raw = parse(await readText(path));
   const records = raw.map(({ label, fields }) => ({ label, contact: normalize(label, fields) }));
   assertUniqueIds(records);
   return { records, notImported: tally(raw.flatMap((record) => record.notImported ?? [])) };
+}
+
+/** `a, b or c`. */
+function listed(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)!}`;
 }
 
 /** How often each thing occurs, most frequent first, then in order of first appearance. */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { readContactsFile, type ContactsFile } from '../../import/read-contacts-file.js';
+import { IMPORT_EXTENSIONS_TEXT, readContactsFile, type ContactsFile } from '../../import/read-contacts-file.js';
 import type { ImportOutcome } from '../../store/store.js';
 import { requireUser, withStore } from '../context.js';
 import { plural, print, type CliIo } from '../io.js';
@@ -9,7 +9,7 @@ export function registerContactCommands(program: Command, io: CliIo): void {
 
   contacts
     .command('import')
-    .description('import contacts from .json, .ndjson, .csv or .vcf; all or nothing')
+    .description(`import contacts from ${IMPORT_EXTENSIONS_TEXT}; all or nothing`)
     .requiredOption('--user <email|id>', 'the contacts’ owner')
     .argument('<file>', 'the file to import')
     .option('--json', 'print one JSON object')
