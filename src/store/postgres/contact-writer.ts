@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import { columnKind, CONTACT_VALUE_COLUMNS, postgresTypeOf, type ContactValueColumn } from '../columns.js';
 import type { ContactWrite, ExistingContact } from '../contact-write.js';
+import { addEmailHolders, EMAIL_KEY_SQL } from '../email-match.js';
+import { listableSql } from '../listable.js';
 import type { ImportOutcome, ImportRecord } from '../store.js';
 
 /** During an import: contacts inserted or updated per statement. */
@@ -58,6 +60,27 @@ export async function findExisting(client: pg.PoolClient, records: readonly Impo
   return found;
 }
 
+const EMAIL_KEY = EMAIL_KEY_SQL.postgres('email');
+const EMAIL_HOLDERS_SQL = `SELECT id, ${EMAIL_KEY} AS email_key FROM contacts
+  WHERE ${listableSql('postgres', '$1::uuid')} AND email IS NOT NULL AND ${EMAIL_KEY} = ANY($2::text[])
+  ORDER BY created_at, id`;
+/** During an import: emails looked up per query. */
+const EMAIL_LOOKUP_BATCH = 1000;
+
+/** The owner's listable contacts holding each of the email keys, in list order. */
+export async function findEmailHolders(client: pg.PoolClient, ownerId: string, keys: readonly string[]): Promise<Map<string, string[]>> {
+  const holders = new Map<string, string[]>();
+  for (let start = 0; start < keys.length; start += EMAIL_LOOKUP_BATCH) {
+    const { rows } = await client.query<{ id: string; email_key: string }>({
+      name: 'contacts_import_email_holders',
+      text: EMAIL_HOLDERS_SQL,
+      values: [ownerId, keys.slice(start, start + EMAIL_LOOKUP_BATCH)],
+    });
+    addEmailHolders(holders, rows);
+  }
+  return holders;
+}
+
 /** Writes waiting to be sent as one statement. */
 interface Batch {
   mask: number;
@@ -74,7 +97,7 @@ const emptyBatch = (mask = 0): Batch => ({ mask, writes: [], ids: new Set() });
  * of a contact still buffered (for insert or update), or when the compared columns change.
  */
 export class ContactWriter {
-  readonly counts: Omit<ImportOutcome, 'merged'> = { created: 0, updated: 0, unchanged: 0 };
+  readonly counts: Pick<ImportOutcome, 'created' | 'updated' | 'unchanged'> = { created: 0, updated: 0, unchanged: 0 };
   private readonly insertedIds = new Set<string>();
   private inserts = emptyBatch();
   private updates = emptyBatch();

@@ -493,4 +493,14 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         GENERATED ALWAYS AS (contacts_api_json(${CONTACT_COLUMNS.join(', ')})) STORED;
     `,
   },
+  {
+    version: 9,
+    name: 'listable contacts by email',
+    // An import finds the owner's listable contacts holding an email, ignoring ASCII case only, as SQLite's lower()
+    // does: under COLLATE "C", lower() folds ASCII letters alone.
+    sql: `
+      CREATE INDEX contacts_email ON contacts (owner_id, lower(email COLLATE "C"))
+        WHERE email IS NOT NULL AND merged_into IS NULL AND NOT is_self;
+    `,
+  },
 ];

@@ -421,4 +421,14 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
         FROM (SELECT 'cookie-key' AS name UNION ALL SELECT 'csrf-key' UNION ALL SELECT 'signing-seed');
     `,
   },
+  {
+    version: 9,
+    name: 'listable contacts by email',
+    // An import finds the owner's listable contacts holding an email, ignoring ASCII case (lower() folds only
+    // ASCII here; PostgreSQL's index folds the same with COLLATE "C").
+    sql: `
+      CREATE INDEX contacts_email ON contacts (owner_id, lower(email))
+        WHERE email IS NOT NULL AND merged_into IS NULL AND is_self = 0;
+    `,
+  },
 ];
