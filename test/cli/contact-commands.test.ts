@@ -112,6 +112,29 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
       });
     });
 
+    it("imports LinkedIn's, Google's and Outlook's CSV exports as they are", async () => {
+      const user = await newUser();
+      const imported = async (fixture: string) =>
+        (await cliJson(url(), 'contacts', 'import', '--user', user.id, `test/fixtures/import/${fixture}`)).created as number;
+      expect(await imported('linkedin-connections.csv')).toBe(2);
+      expect(await imported('google-contacts.csv')).toBe(3);
+      expect(await imported('google-contacts-legacy.csv')).toBe(2);
+      expect(await imported('outlook-contacts-semicolon.csv')).toBe(2);
+      const { contacts } = await listAll(user.id);
+      expect(contacts.map((c) => c.name)).toEqual([
+        'Ada Lovelace',
+        'Grace Hopper',
+        'Ada Lovelace',
+        'Rear Admiral Grace Brewster Hopper',
+        'Babbage',
+        'Ada Lovelace',
+        'Grace Hopper',
+        'Ada Lovelace',
+        'Dr. Grace Hopper',
+      ]);
+      expect(contacts.at(-2)).toMatchObject({ email: 'ada@example.com', company: 'Analytical Engines', tags: ['Friends', 'Engines'] });
+    });
+
     it('says in words what an import did, and what the file held that a contact has no place for', async () => {
       const user = await newUser();
       const card = (name: string) =>
