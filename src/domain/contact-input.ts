@@ -14,6 +14,7 @@ const NULLABLE_DATE_TIME_FIELDS = timestamps.filter((field) => field.nullable ||
 /** Given by the service when the record leaves them out or blank. */
 const REQUIRED_DATE_TIME_FIELDS = timestamps.filter((field) => !field.nullable && !field.optional).map((field) => field.name as ValueField);
 const OBJECT_FIELDS = contactFieldsOfKind('object') as ValueField[];
+const SERVICE_TIMESTAMPS: readonly string[] = REQUIRED_DATE_TIME_FIELDS;
 
 declare const validated: unique symbol;
 /** A record normalizeContactInput accepted: what every store can write as it is, without checking again. */
@@ -112,6 +113,19 @@ function readTags(raw: Record<string, unknown>): string[] | null {
   const tags = (value as string[]).map((tag) => tag.trim()).filter((tag) => tag.length > 0);
   if (!isStorableJson(tags)) throw new InputError('field "tags" must not contain NUL characters or unpaired surrogates');
   return [...new Set(tags)];
+}
+
+/**
+ * A record with no id whose every value is null (or an empty tag list), its service timestamps aside, names no
+ * contact: an import skips it (a spreadsheet's empty row) rather than creating an empty contact.
+ */
+export function isEmptyContactInput({ id, values }: ContactInput): boolean {
+  return (
+    id === null &&
+    Object.entries(values).every(
+      ([field, value]) => value === null || (Array.isArray(value) && value.length === 0) || SERVICE_TIMESTAMPS.includes(field),
+    )
+  );
 }
 
 /** Refuses an import that names the same contact id twice; only one of them could win. */

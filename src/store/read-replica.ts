@@ -67,7 +67,7 @@ export function withReadReplica(primary: Store, replica: Store, options: ReadRep
       listingVersion: (ownerId) => read((contacts) => contacts.listingVersion(ownerId)),
       get: (ownerId, id) => read((contacts) => contacts.get(ownerId, id)),
       search: (ownerId, query, limit) => read((contacts) => contacts.search(ownerId, query, limit)),
-      importContacts: (ownerId, records) => primary.contacts.importContacts(ownerId, records),
+      importContacts: (ownerId, records, emails) => primary.contacts.importContacts(ownerId, records, emails),
       merge: (ownerId, duplicateId, survivorId) => primary.contacts.merge(ownerId, duplicateId, survivorId),
       delete: (ownerId, ids) => primary.contacts.delete(ownerId, ids),
       // The change feed reads the primary: a token taken from it must never run ahead of the copy it is followed on.

@@ -74,6 +74,24 @@ export interface ImportOutcome {
   unchanged: number;
   /** Soft merges the import made (a record's `merged_into`); repeated ones are not counted. */
   merged: number;
+  /** Records without id that updated the contact holding their email (`match`). */
+  matchedByEmail: number;
+  /** Records naming an email that another contact already holds, a stored one or one an earlier record wrote. */
+  duplicateEmails: DuplicateEmail[];
+}
+
+/**
+ * What an import does with the emails its records name, compared ignoring ASCII case among the owner's listable
+ * contacts: nothing (`ignore`, the bulk path), report the duplicates (`report`), or also update the contact holding
+ * a record's email when the record has no id (`match`).
+ */
+export type ImportEmails = 'ignore' | 'report' | 'match';
+
+/** A record whose email another contact holds: `sameAs` is `contact <id>` or the label of an earlier record. */
+export interface DuplicateEmail {
+  label: string;
+  email: string;
+  sameAs: string;
 }
 
 /** The contacts of one owner (email or id) within a bulk load. */
@@ -179,10 +197,11 @@ export interface ContactStore {
   search(ownerId: string, query: string, limit: number): Promise<Contact[]>;
   /**
    * Inserts the records, or updates those whose id the owner already has, all in one transaction. A record whose
-   * named fields all hold what is stored writes nothing: no updated_at, no change recorded.
+   * named fields all hold what is stored writes nothing: no updated_at, no change recorded. `emails` says what the
+   * records' emails do (planEmails in email-match.ts); by default nothing.
    * Throws InputError naming the record when an id belongs to another owner or to the self row.
    */
-  importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<ImportOutcome>;
+  importContacts(ownerId: string, records: readonly ImportRecord[], emails?: ImportEmails): Promise<ImportOutcome>;
   /** Soft-merges `duplicateId` into `survivorId`; both must be the owner's listable contacts. */
   merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void>;
   /**

@@ -7,13 +7,17 @@ import { cli, cliJson, writeTempFile } from '../support/cli.js';
 
 const FIXED_ID = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b';
 
-/** The JSON summary of an import that created every record. */
-const created = (count: number, notImported: { what: string; records: number }[] = []) => ({
+/** The JSON summary of an import that created every record, none of them with an id unless told. */
+const created = (count: number, notImported: { what: string; records: number }[] = [], withoutId = count) => ({
   imported: count,
   created: count,
   updated: 0,
   unchanged: 0,
   merged: 0,
+  without_id: withoutId,
+  matched_by_email: 0,
+  skipped_empty: { count: 0, records: [] },
+  duplicate_emails: { count: 0, records: [] },
   not_imported: notImported,
 });
 
@@ -45,7 +49,7 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
           { name: 'Alan Turing', company: 'Bletchley Park' },
         ]),
       );
-      expect(await cliJson(url(), 'contacts', 'import', '--user', user.email, file)).toEqual(created(2));
+      expect(await cliJson(url(), 'contacts', 'import', '--user', user.email, file)).toEqual(created(2, [], 1));
       const { contacts, total } = await listAll(user.id);
       expect(total).toBe(2);
       expect(contacts[0]).toEqual({
@@ -108,6 +112,29 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
       });
     });
 
+    it("imports LinkedIn's, Google's and Outlook's CSV exports as they are", async () => {
+      const user = await newUser();
+      const imported = async (fixture: string) =>
+        (await cliJson(url(), 'contacts', 'import', '--user', user.id, `test/fixtures/import/${fixture}`)).created as number;
+      expect(await imported('linkedin-connections.csv')).toBe(2);
+      expect(await imported('google-contacts.csv')).toBe(3);
+      expect(await imported('google-contacts-legacy.csv')).toBe(2);
+      expect(await imported('outlook-contacts-semicolon.csv')).toBe(2);
+      const { contacts } = await listAll(user.id);
+      expect(contacts.map((c) => c.name)).toEqual([
+        'Ada Lovelace',
+        'Grace Hopper',
+        'Ada Lovelace',
+        'Rear Admiral Grace Brewster Hopper',
+        'Babbage',
+        'Ada Lovelace',
+        'Grace Hopper',
+        'Ada Lovelace',
+        'Dr. Grace Hopper',
+      ]);
+      expect(contacts.at(-2)).toMatchObject({ email: 'ada@example.com', company: 'Analytical Engines', tags: ['Friends', 'Engines'] });
+    });
+
     it('says in words what an import did, and what the file held that a contact has no place for', async () => {
       const user = await newUser();
       const card = (name: string) =>
@@ -118,12 +145,110 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
       expect(result.stdout).toBe(
         [
           'Imported 2 contacts: 2 created, 0 updated, 0 unchanged',
+          '2 records without an id became new contacts; --match-email updates the contact with the same email instead',
+          '1 record with an email another contact already has: card 2 (line 8): a@example.com, as card 1 (line 1)',
           'Not imported, as a contact has no place for them:',
           '  PHOTO: on 2 records',
           '  EMAIL (a contact keeps one): on 2 records',
           '',
         ].join('\n'),
       );
+    });
+
+    describe('what became of each record', () => {
+      let owner: { id: string; email: string };
+      let adaId: string;
+      const file = () =>
+        writeTempFile(
+          'network.csv',
+          [
+            'name,email,title',
+            'Ada Lovelace,ADA@example.com,Countess',
+            ',,',
+            'Grace,grace@navy.example,',
+            'Grace Hopper,Grace@Navy.example,Admiral',
+            '',
+          ].join('\n'),
+        );
+
+      beforeAll(async () => {
+        owner = await newUser();
+        const seed = writeTempFile('seed.json', JSON.stringify([{ name: 'Ada', email: 'ada@example.com' }]));
+        await cliJson(url(), 'contacts', 'import', '--user', owner.id, seed);
+        adaId = (await listAll(owner.id)).contacts[0]!.id;
+        // Another user's contact with the same email is no concern of this owner's import.
+        const stranger = await newUser();
+        await cliJson(
+          url(),
+          'contacts',
+          'import',
+          '--user',
+          stranger.id,
+          writeTempFile('s.json', JSON.stringify([{ email: 'grace@navy.example' }])),
+        );
+      });
+
+      it('reports empty records skipped, emails another contact has in the file or the network, and new contacts made', async () => {
+        const before = await listAll(owner.id);
+        const result = await cli(url(), 'contacts', 'import', '--user', owner.id, file());
+        expect(result.stdout).toBe(
+          [
+            'Imported 3 contacts: 3 created, 0 updated, 0 unchanged',
+            '3 records without an id became new contacts; --match-email updates the contact with the same email instead',
+            'Skipped 1 empty record (no contact field): line 3',
+            `2 records with an email another contact already has: line 2: ADA@example.com, as contact ${adaId}; line 5: Grace@Navy.example, as line 4`,
+            '',
+          ].join('\n'),
+        );
+        expect((await listAll(owner.id)).total).toBe(before.total + 3);
+        await cliJson(url(), 'contacts', 'delete', '--user', owner.id, ...(await listAll(owner.id)).contacts.slice(1).map((c) => c.id));
+        expect(await cliJson(url(), 'contacts', 'import', '--user', owner.id, file())).toMatchObject({
+          created: 3,
+          without_id: 3,
+          matched_by_email: 0,
+          skipped_empty: { count: 1, records: ['line 3'] },
+          duplicate_emails: {
+            count: 2,
+            records: [
+              { record: 'line 2', email: 'ADA@example.com', same_as: `contact ${adaId}` },
+              { record: 'line 5', email: 'Grace@Navy.example', same_as: 'line 4' },
+            ],
+          },
+        });
+        await cliJson(url(), 'contacts', 'delete', '--user', owner.id, ...(await listAll(owner.id)).contacts.slice(1).map((c) => c.id));
+      });
+
+      it('--match-email updates the contact with the same email, ASCII case ignored, instead of creating one', async () => {
+        const result = await cli(url(), 'contacts', 'import', '--user', owner.id, file(), '--match-email');
+        expect(result.stdout.split('\n').slice(0, 3)).toEqual([
+          'Imported 3 contacts: 1 created, 2 updated, 0 unchanged, 2 matched by email',
+          '1 record without an id became new contacts',
+          'Skipped 1 empty record (no contact field): line 3',
+        ]);
+        const { contacts } = await listAll(owner.id);
+        expect(contacts.map((c) => [c.id === adaId, c.name, c.email, c.title])).toEqual([
+          [true, 'Ada Lovelace', 'ADA@example.com', 'Countess'],
+          [false, 'Grace Hopper', 'Grace@Navy.example', 'Admiral'],
+        ]);
+        // Again: every record finds its contact (both Grace rows the same one, in turn), and nothing is created.
+        expect(await cliJson(url(), 'contacts', 'import', '--user', owner.id, file(), '--match-email')).toMatchObject({
+          created: 0,
+          updated: 2,
+          unchanged: 1,
+          matched_by_email: 3,
+          duplicate_emails: { count: 0, records: [] },
+        });
+        expect((await listAll(owner.id)).total).toBe(2);
+      });
+
+      it('--match-email stays all or nothing', async () => {
+        const before = await listAll(owner.id);
+        const bad = writeTempFile('bad.csv', 'name,email,created_at\nAda Byron,ada@example.com,\nX,x@example.com,yesterday\n');
+        const result = await cli(url(), 'contacts', 'import', '--user', owner.id, bad, '--match-email');
+        expect(result).toMatchObject({ code: 1, stdout: '' });
+        expect(result.stderr).toMatch(/^error: line 3: field "created_at" must be an ISO 8601 date-time/);
+        expect(await listAll(owner.id)).toEqual(before);
+      });
     });
 
     it('re-importing an export is idempotent, and a partial record keeps the other fields', async () => {

@@ -143,6 +143,104 @@ describeEachBackend('Store contract: import', (db) => {
   });
 });
 
+describeEachBackend('Store contract: the emails an import names', (db) => {
+  let owner: User;
+  let stored: string;
+  let merged: string;
+  beforeEach(async () => {
+    const { store } = db();
+    owner = await createUser(db().store);
+    [stored, merged] = [randomUUID(), randomUUID()];
+    await store.contacts.importContacts(owner.id, [
+      contactRecord({ name: 'Ada', email: 'Ada@Example.com', created_at: '2024-01-01T00:00:00.000Z' }, stored),
+      contactRecord({ name: 'Ada (old)', email: 'ada@example.com' }, merged),
+      merging(merged, stored),
+    ]);
+    // Another owner's contact holding the same emails is never this owner's concern.
+    await store.contacts.importContacts((await createUser(store)).id, [contactRecord({ email: 'ada@example.com' })]);
+  });
+  const names = async () =>
+    (await db().store.contacts.listPage(owner.id, { limit: 100, offset: 0 })).contacts.map((c) => [c.name, c.email]);
+
+  it('reports records whose email, ASCII case ignored, a listable contact of the owner or an earlier record holds', async () => {
+    const outcome = await db().store.contacts.importContacts(
+      owner.id,
+      [
+        contactRecord({ name: 'Ada again', email: 'ADA@example.COM' }, null, 'line 2'),
+        contactRecord({ name: 'Åsa', email: 'Åsa@example.com' }, null, 'line 3'),
+        // Only ASCII letters fold, on both databases.
+        contactRecord({ name: 'åsa', email: 'åsa@example.com' }, null, 'line 4'),
+        contactRecord({ name: 'Åsa again', email: 'Åsa@EXAMPLE.com' }, null, 'line 5'),
+        // The owner's self row holds the owner's email: it is no contact of the network.
+        contactRecord({ name: 'Me', email: owner.email }, null, 'line 6'),
+        // A record of the stored contact itself is no duplicate of it.
+        contactRecord({ title: 'Countess', email: 'ada@example.com' }, stored, 'line 7'),
+      ],
+      'report',
+    );
+    expect(outcome).toMatchObject({ created: 5, updated: 1, matchedByEmail: 0 });
+    expect(outcome.duplicateEmails).toEqual([
+      { label: 'line 2', email: 'ADA@example.COM', sameAs: `contact ${stored}` },
+      { label: 'line 5', email: 'Åsa@EXAMPLE.com', sameAs: 'line 3' },
+      { label: 'line 7', email: 'ada@example.com', sameAs: 'line 2' },
+    ]);
+  });
+
+  it('with match, a record without id updates the first listable contact holding its email; an id wins over the email', async () => {
+    const { store } = db();
+    const given = randomUUID();
+    const outcome = await store.contacts.importContacts(
+      owner.id,
+      [
+        contactRecord({ name: 'Ada Lovelace', email: 'ADA@EXAMPLE.COM' }, null, 'line 2'),
+        contactRecord({ name: 'Grace', email: 'grace@navy.example' }, null, 'line 3'),
+        contactRecord({ name: 'Grace Hopper', email: 'Grace@navy.example' }, null, 'line 4'),
+        contactRecord({ name: 'Ada by id', email: 'ada@example.com' }, given, 'line 5'),
+      ],
+      'match',
+    );
+    expect(outcome).toMatchObject({ created: 2, updated: 2, matchedByEmail: 2 });
+    expect(outcome.duplicateEmails).toEqual([{ label: 'line 5', email: 'ada@example.com', sameAs: `contact ${stored}` }]);
+    expect(await names()).toEqual([
+      ['Ada Lovelace', 'ADA@EXAMPLE.COM'],
+      ['Grace Hopper', 'Grace@navy.example'],
+      ['Ada by id', 'ada@example.com'],
+    ]);
+    expect((await store.contacts.get(owner.id, stored))!.contact.name).toBe('Ada Lovelace');
+  });
+
+  it('with match, a contact the import moves to another email no longer holds the old one', async () => {
+    const outcome = await db().store.contacts.importContacts(
+      owner.id,
+      [
+        contactRecord({ email: 'countess@example.com' }, stored, 'line 2'),
+        contactRecord({ name: 'New Ada', email: 'ada@example.com' }, null, 'line 3'),
+      ],
+      'match',
+    );
+    expect(outcome).toMatchObject({ created: 1, updated: 1, matchedByEmail: 0, duplicateEmails: [] });
+    expect(await names()).toEqual([
+      ['Ada', 'countess@example.com'],
+      ['New Ada', 'ada@example.com'],
+    ]);
+  });
+
+  it('with match, a refused record leaves everything as it was', async () => {
+    const { store } = db();
+    const before = await names();
+    const theirs = randomUUID();
+    await store.contacts.importContacts((await createUser(store)).id, [contactRecord({ name: 'Theirs' }, theirs)]);
+    const records = [
+      contactRecord({ name: 'Changed', email: 'ada@example.com' }, null, 'line 2'),
+      contactRecord({ name: 'X' }, theirs, 'line 3'),
+    ];
+    await expect(store.contacts.importContacts(owner.id, records, 'match')).rejects.toThrow(
+      `line 3: id ${theirs} is not one of this user's importable contacts`,
+    );
+    expect(await names()).toEqual(before);
+  });
+});
+
 describeEachBackend('Store contract: merge', (db) => {
   let owner: User;
   let ids: string[];

@@ -103,7 +103,14 @@ describeEachBackend('re-imports record only real changes', (db) => {
     const path = await exportFile(format, before);
     const since = await position();
 
-    expect(await importFile(path)).toEqual({ created: 0, updated: 0, unchanged: before.length, merged: 0 });
+    expect(await importFile(path)).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: before.length,
+      merged: 0,
+      matchedByEmail: 0,
+      duplicateEmails: [],
+    });
     expect(await changesSince(since)).toEqual([]);
     expect(await listing()).toEqual(before);
   });
@@ -114,7 +121,14 @@ describeEachBackend('re-imports record only real changes', (db) => {
     const since = await position();
     const startedAt = new Date().toISOString();
 
-    expect(await importFile(await exportFile('json', edited))).toEqual({ created: 0, updated: 1, unchanged: before.length - 1, merged: 0 });
+    expect(await importFile(await exportFile('json', edited))).toEqual({
+      created: 0,
+      updated: 1,
+      unchanged: before.length - 1,
+      merged: 0,
+      matchedByEmail: 0,
+      duplicateEmails: [],
+    });
     const changes = await changesSince(since);
     expect(changes.map((change) => [change.type, change.id, change.contact?.title])).toEqual([['upsert', directId, 'Edited in the file']]);
     // The file still carried the stored updated_at: that is when it was exported, not when it changed.
@@ -139,9 +153,23 @@ describeEachBackend('re-imports record only real changes', (db) => {
     const [a, b] = [randomUUID(), randomUUID()];
     await store.contacts.importContacts(owner.id, [contactRecord({ name: 'A' }, a), contactRecord({ name: 'B' }, b)]);
     const merging = { label: 'r', contact: { ...contactRecord({ name: 'B' }, b).contact, mergedInto: a } };
-    expect(await store.contacts.importContacts(owner.id, [merging])).toEqual({ created: 0, updated: 0, unchanged: 1, merged: 1 });
+    expect(await store.contacts.importContacts(owner.id, [merging])).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 1,
+      merged: 1,
+      matchedByEmail: 0,
+      duplicateEmails: [],
+    });
     const since = await position();
-    expect(await store.contacts.importContacts(owner.id, [merging])).toEqual({ created: 0, updated: 0, unchanged: 1, merged: 0 });
+    expect(await store.contacts.importContacts(owner.id, [merging])).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 1,
+      merged: 0,
+      matchedByEmail: 0,
+      duplicateEmails: [],
+    });
     expect(await changesSince(since)).toEqual([]);
   });
 });

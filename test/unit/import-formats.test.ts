@@ -49,6 +49,22 @@ describe('JSON', () => {
     ]);
   });
 
+  it('skips a record that names no contact (no id, no value but its timestamps), naming where it was', async () => {
+    const path = await writeTemp(
+      'empties.json',
+      JSON.stringify([{}, { name: 'Ada' }, { name: ' ', tags: [''], created_at: '2024-05-01T00:00:00Z' }, { id: ADA_ID }]),
+    );
+
+    expect(await readContactsFile(path)).toEqual({
+      records: [
+        { label: 'record 2', contact: { id: null, values: { name: 'Ada' } } },
+        { label: 'record 4', contact: { id: ADA_ID, values: {} } },
+      ],
+      skippedEmpty: ['record 1', 'record 3'],
+      notImported: [],
+    });
+  });
+
   it('gives no records for an empty array or an empty file', () => {
     expect(parseJsonRecords('[]')).toEqual([]);
     expect(parseJsonRecords(' \n')).toEqual([]);
@@ -186,7 +202,7 @@ describe('CSV', () => {
   it('reads quoted multi-line cells and ;-separated tags, labelling each row by the line it starts on', async () => {
     const path = await writeTemp('contacts.csv', `${CSV_ROWS.join('\n')}\n`);
 
-    expect((await readContactsFile(path)).records).toEqual(CSV_RECORDS);
+    expect(await readContactsFile(path)).toEqual({ records: CSV_RECORDS, skippedEmpty: ['line 5'], notImported: [] });
   });
 
   it('reads CRLF line breaks, also inside quoted cells, the same way', async () => {

@@ -31,7 +31,7 @@ describe('readContactsFile', () => {
     const path = await writeTemp('contacts.xlsx', 'whatever');
 
     await expect(readContactsFile(path)).rejects.toThrow(
-      `cannot import ${path}: the file type must be one of .json, .ndjson, .jsonl, .csv, .vcf, .vcard`,
+      `cannot import ${path}: the file type must be .json, .ndjson, .jsonl, .csv, .vcf or .vcard`,
     );
   });
 

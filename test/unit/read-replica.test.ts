@@ -23,7 +23,8 @@ function fakeStore(name: string) {
     listingVersion: () => answer('listingVersion', name === 'replica' ? 1 : 2),
     get: () => answer('get', { contact: { id: name } as Contact, mergedFrom: null }),
     search: () => answer('search', [{ id: name } as Contact]),
-    importContacts: () => answer('importContacts', { created: 1, updated: 0, unchanged: 0, merged: 0 }),
+    importContacts: () =>
+      answer('importContacts', { created: 1, updated: 0, unchanged: 0, merged: 0, matchedByEmail: 0, duplicateEmails: [] }),
     merge: () => answer('merge', undefined),
     delete: () => answer('delete', 1),
     changeLog: () => answer('changeLog', { currentSeq: 1, changesFrom: 0 }),

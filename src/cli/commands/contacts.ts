@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { readContactsFile, type ContactsFile } from '../../import/read-contacts-file.js';
-import type { ImportOutcome } from '../../store/store.js';
+import { IMPORT_EXTENSIONS_TEXT, readContactsFile } from '../../import/read-contacts-file.js';
 import { requireUser, withStore } from '../context.js';
+import { importSummary, importSummaryText } from '../import-summary.js';
 import { plural, print, type CliIo } from '../io.js';
 
 export function registerContactCommands(program: Command, io: CliIo): void {
@@ -9,16 +9,21 @@ export function registerContactCommands(program: Command, io: CliIo): void {
 
   contacts
     .command('import')
-    .description('import contacts from .json, .ndjson, .csv or .vcf; all or nothing')
+    .description(`import contacts from ${IMPORT_EXTENSIONS_TEXT}; all or nothing`)
     .requiredOption('--user <email|id>', 'the contacts’ owner')
     .argument('<file>', 'the file to import')
+    .option('--match-email', 'a record without id updates the contact with the same email (ASCII case ignored), if any')
     .option('--json', 'print one JSON object')
-    .action(async (file: string, options: { user: string; json?: boolean }) => {
-      const { records, notImported } = await readContactsFile(file);
+    .action(async (file: string, options: { user: string; matchEmail?: boolean; json?: boolean }) => {
+      const contactsFile = await readContactsFile(file);
       const outcome = await withStore(io, async (store) =>
-        store.contacts.importContacts((await requireUser(store, options.user)).id, records),
+        store.contacts.importContacts(
+          (await requireUser(store, options.user)).id,
+          contactsFile.records,
+          options.matchEmail === true ? 'match' : 'report',
+        ),
       );
-      const summary = { imported: records.length, ...outcome, not_imported: notImported };
+      const summary = importSummary(contactsFile, outcome);
       print(io, options, summary, importSummaryText(summary));
     });
 
@@ -45,16 +50,3 @@ export function registerContactCommands(program: Command, io: CliIo): void {
       print(io, options, { deleted }, `Deleted ${plural(deleted, 'contact')}`);
     });
 }
-
-/** `Imported 3 contacts: 1 created, 1 updated, 1 unchanged`, then what the file held that contacts have no place for. */
-function importSummaryText({ imported, created, updated, unchanged, merged, not_imported }: ImportSummary): string {
-  const parts = [`${created} created`, `${updated} updated`, `${unchanged} unchanged`, ...(merged > 0 ? [`${merged} merged`] : [])];
-  const lines = [`Imported ${plural(imported, 'contact')}: ${parts.join(', ')}`];
-  if (not_imported.length > 0) {
-    lines.push('Not imported, as a contact has no place for them:');
-    lines.push(...not_imported.map(({ what, records }) => `  ${what}: on ${plural(records, 'record')}`));
-  }
-  return lines.join('\n');
-}
-
-type ImportSummary = ImportOutcome & { imported: number; not_imported: ContactsFile['notImported'] };

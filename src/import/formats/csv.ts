@@ -1,49 +1,85 @@
 import { CsvError, parse } from 'csv-parse/sync';
 import { IMPORTABLE_FIELDS } from '../../domain/contact.js';
 import { InputError } from '../../domain/errors.js';
+import { csvExportReader } from './csv-exports/csv-export-reader.js';
+import type { CsvExportFormat } from './csv-exports/csv-export-format.js';
+import { GOOGLE_CONTACTS, GOOGLE_CONTACTS_LEGACY } from './csv-exports/google.js';
+import { LINKEDIN_CONNECTIONS } from './csv-exports/linkedin.js';
+import { OUTLOOK_CONTACTS } from './csv-exports/outlook.js';
+import { orList } from '../or-list.js';
 import type { RawRecord } from './raw-record.js';
 
 const JSON_COLUMNS: readonly string[] = ['enrichment', 'research_data'];
+/** The exports of other products read as they are, each recognised by its header row. */
+export const CSV_EXPORT_FORMATS: readonly CsvExportFormat[] = [
+  LINKEDIN_CONNECTIONS,
+  GOOGLE_CONTACTS,
+  GOOGLE_CONTACTS_LEGACY,
+  OUTLOOK_CONTACTS,
+];
 
 interface Row {
   line: number;
   cells: string[];
 }
 
+type RowReader = (cells: readonly string[], label: string) => RawRecord;
+
 /**
- * CSV with a header row of contact field names, each row labelled `line N` (where the row starts).
- * Empty cells give null; `tags` is `;`-separated, or a JSON array of strings when it starts with `[`;
- * `enrichment` and `research_data` hold JSON objects.
+ * CSV, `,`- or `;`-separated, each row labelled `line N` (where the row starts). The header row names contact
+ * fields, or is the header of an export in CSV_EXPORT_FORMATS (LinkedIn's may follow lines of notes). With field
+ * names: empty cells give null; `tags` is `;`-separated, or a JSON array of strings when it starts with `[`;
+ * `enrichment` and `research_data` hold JSON objects. A row whose every cell is blank gives a record of no fields.
  */
 export function parseCsvRecords(text: string): RawRecord[] {
-  const [header, ...rows] = parseRows(text);
-  if (header === undefined) return [];
-  const columns = readHeader(header);
-  return rows.map(({ line, cells }) => {
+  const rows = parseRows(text, sniffDelimiter(text));
+  if (rows.length === 0) return [];
+  const { at, columns, readRow } = readHeader(rows);
+  return rows.slice(at + 1).map(({ line, cells }) => {
     const label = `line ${line}`;
-    if (cells.length !== columns.length) {
-      throw new InputError(`${label}: expected ${columns.length} cells as in the header, found ${cells.length}`);
+    if (cells.every(isBlank)) return { label, fields: {} };
+    if (cells.length !== columns) {
+      throw new InputError(`${label}: expected ${columns} cells as in the header, found ${cells.length}`);
     }
-    const fields = Object.fromEntries(columns.map((column, i) => [column, cellValue(column, cells[i]!, label)]));
-    return { label, fields };
+    return readRow(cells, label);
   });
 }
 
-/** Rows that have a non-blank cell, with the line each starts on. */
-function parseRows(text: string): Row[] {
+/**
+ * `;` when the first line with a delimiter outside quotes has more semicolons than commas (spreadsheets in
+ * locales whose decimal mark is a comma write those), else `,`.
+ */
+function sniffDelimiter(text: string): ',' | ';' {
+  let quoted = false;
+  let commas = 0;
+  let semicolons = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === '"') quoted = !quoted;
+    else if (quoted) continue;
+    else if (char === ',') commas++;
+    else if (char === ';') semicolons++;
+    else if (char === '\n' && commas + semicolons > 0) break;
+  }
+  return semicolons > commas ? ';' : ',';
+}
+
+/** The rows, with the line each starts on; a line holding nothing but spaces is no row. */
+function parseRows(text: string, delimiter: string): Row[] {
   // csv-parse counts a CRLF inside a quoted field as two lines; one kind of line break keeps its count right.
   const normalized = text.replace(/\r\n?/g, '\n');
   const lines: number[] = [];
   let lastRecordEnd = 0;
   try {
     const records = parse(normalized, {
+      delimiter,
       relax_column_count: true,
       // Spaces around delimiters, as in `Ada, "Lovelace, Ada"`, are not part of the cells.
       trim: true,
       skip_empty_lines: true,
       on_record: (record: string[], context) => {
         lastRecordEnd = context.lines;
-        if (record.every((cell) => cell.trim() === '')) return null;
+        if (record.length === 1 && isBlank(record[0]!)) return null;
         // context.lines is where the record ends; its quoted line breaks say how far back it starts.
         lines.push(context.lines - record.reduce((count, cell) => count + (cell.split('\n').length - 1), 0));
         return record;
@@ -71,18 +107,41 @@ function csvProblem(error: CsvError): string {
   }
 }
 
-function readHeader({ line, cells: columns }: Row): string[] {
-  columns.forEach((column, i) => {
-    if (!(IMPORTABLE_FIELDS as readonly string[]).includes(column)) {
-      throw new InputError(`line ${line}: unknown column "${column}"`);
-    }
-    if (columns.indexOf(column) !== i) throw new InputError(`line ${line}: duplicate column "${column}"`);
-  });
-  return columns;
+/**
+ * The header row: the first row when it names contact fields or is an export's header; a later row only for an
+ * export that has notes before its header. Otherwise the first row's unknown column is refused, with what is accepted.
+ */
+function readHeader(rows: readonly Row[]): { at: number; columns: number; readRow: RowReader } {
+  for (const [at, { cells }] of rows.entries()) {
+    if (at === 0 && cells.every(isField)) return { at, columns: cells.length, readRow: fieldReader(rows[0]!) };
+    const format = CSV_EXPORT_FORMATS.find(
+      ({ signature, notesBeforeHeader }) => (at === 0 || notesBeforeHeader === true) && signature.every((column) => cells.includes(column)),
+    );
+    if (format !== undefined) return { at, columns: cells.length, readRow: csvExportReader(format, cells) };
+  }
+  const { line, cells } = rows[0]!;
+  throw new InputError(
+    `line ${line}: unknown column "${cells.find((cell) => !isField(cell))!}"; a header row names contact fields ` +
+      `(${IMPORTABLE_FIELDS.join(', ')}) or is the header of a ${orList(CSV_EXPORT_FORMATS.map(({ name }) => name))} export`,
+  );
 }
 
+/** Rows under a header of contact field names. */
+function fieldReader({ line, cells: columns }: Row): RowReader {
+  columns.forEach((column, i) => {
+    if (columns.indexOf(column) !== i) throw new InputError(`line ${line}: duplicate column "${column}"`);
+  });
+  return (cells, label) => ({
+    label,
+    fields: Object.fromEntries(columns.map((column, i) => [column, cellValue(column, cells[i]!, label)])),
+  });
+}
+
+const isField = (column: string): boolean => (IMPORTABLE_FIELDS as readonly string[]).includes(column);
+const isBlank = (cell: string): boolean => cell.trim() === '';
+
 function cellValue(column: string, cell: string, label: string): unknown {
-  if (cell.trim() === '') return null;
+  if (isBlank(cell)) return null;
   if (column === 'tags') {
     if (cell.trimStart().startsWith('[')) return jsonCell(column, cell, label);
     return cell

@@ -9,14 +9,15 @@ import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
 import { CONTACT_COLUMNS, columnList } from '../columns.js';
 import { contactFromRow, type ContactRow } from '../contact-row.js';
 import { decideContactWrite } from '../contact-write.js';
+import { emailKeysOf, planEmails } from '../email-match.js';
 import { listableSql } from '../listable.js';
 import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchAsync } from '../search-plan.js';
-import type { ChangeRead, ContactStore, FoundContact, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
+import type { ChangeRead, ContactStore, FoundContact, ImportEmails, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
 import { postgresChangeLog, postgresReadChanges, postgresReadListed } from './changes.js';
-import { ContactWriter, findExisting } from './contact-writer.js';
+import { ContactWriter, findEmailHolders, findExisting } from './contact-writer.js';
 import { mergeContacts } from './merge.js';
 import { postgresPageSource } from './page-source.js';
 import { postgresSearchReads } from './search.js';
@@ -101,13 +102,15 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
     );
   }
 
-  async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<ImportOutcome> {
+  async importContacts(ownerId: string, records: readonly ImportRecord[], emails: ImportEmails = 'ignore'): Promise<ImportOutcome> {
     const now = new Date().toISOString();
     return inTransaction(this.pool, async (client) => {
       await lockOwnerListing(client, ownerId);
+      const holders = emails === 'ignore' ? new Map() : await findEmailHolders(client, ownerId, emailKeysOf(records));
+      const plan = planEmails(records, holders, emails);
       const writer = new ContactWriter(client, ownerId, now);
-      for (let start = 0; start < records.length; start += LOOKUP_BATCH) {
-        const batch = records.slice(start, start + LOOKUP_BATCH);
+      for (let start = 0; start < plan.records.length; start += LOOKUP_BATCH) {
+        const batch = plan.records.slice(start, start + LOOKUP_BATCH);
         const found = await findExisting(client, batch);
         for (const record of batch) {
           const { id } = record.contact;
@@ -118,7 +121,7 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
       }
       await writer.flush();
       let merged = 0;
-      for (const { label, contact } of records) {
+      for (const { label, contact } of plan.records) {
         if (contact.mergedInto === undefined) continue;
         try {
           if (await mergeContacts(client, ownerId, contact.id!, contact.mergedInto, now, 'no-op')) merged++;
@@ -126,7 +129,7 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
           throw error instanceof InputError ? new InputError(`${label}: ${error.message}`) : error;
         }
       }
-      return { ...writer.counts, merged };
+      return { ...writer.counts, merged, matchedByEmail: plan.matchedByEmail, duplicateEmails: plan.duplicateEmails };
     });
   }
 

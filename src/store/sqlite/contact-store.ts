@@ -8,11 +8,13 @@ import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
 import { CONTACT_COLUMNS, columnList, JSON_COLUMNS } from '../columns.js';
 import { contactFromRow, type ContactRow } from '../contact-row.js';
 import { decideContactWrite } from '../contact-write.js';
+import { addEmailHolders, EMAIL_KEY_SQL, emailKeysOf, planEmails } from '../email-match.js';
+import { listableSql } from '../listable.js';
 import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchSync } from '../search-plan.js';
-import type { ChangeRead, ContactStore, FoundContact, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
+import type { ChangeRead, ContactStore, FoundContact, ImportEmails, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
 import { SqliteBulkLoad } from './bulk-load.js';
 import { sqliteChangeLog, sqliteReadChanges, sqliteReadListed } from './changes.js';
 import { ContactWriter } from './contact-writer.js';
@@ -42,6 +44,14 @@ const GET_CONTACT_SQL = `
  * the per-row triggers cost less than that.
  */
 const BULK_LOAD_MIN_CONTACTS = 10_000;
+
+/** During an import: emails looked up per query. */
+const EMAIL_LOOKUP_BATCH = 500;
+const EMAIL_KEY = EMAIL_KEY_SQL.sqlite('email');
+// Named: without statistics the planner prefers the listing's index, which reads every contact of the owner.
+const EMAIL_HOLDERS_SQL = `SELECT id, ${EMAIL_KEY} AS email_key FROM contacts INDEXED BY contacts_email
+  WHERE ${listableSql('sqlite', '?')} AND email IS NOT NULL AND ${EMAIL_KEY} IN (SELECT value FROM json_each(?))
+  ORDER BY created_at, id`;
 
 const CONTACT_BY_ROWID_SQL = `SELECT ${CONTACT_SELECT} FROM contacts c WHERE c.rowid = ?`;
 
@@ -89,23 +99,24 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
   }
 
   /** An import joins the bulk load it is part of; otherwise it is one of its own when large, and writes row by row when not. */
-  async importContacts(ownerId: string, records: readonly ImportRecord[]): Promise<ImportOutcome> {
+  async importContacts(ownerId: string, records: readonly ImportRecord[], emails: ImportEmails = 'ignore'): Promise<ImportOutcome> {
     const { bulkLoad } = this;
     if (bulkLoad === null && records.length >= BULK_LOAD_MIN_CONTACTS)
-      return SqliteBulkLoad.runNow(this.statements.db, this.writeLock, (load) => this.writeImport(load, ownerId, records));
-    return this.writeLock.run(() => this.writeImport(bulkLoad, ownerId, records));
+      return SqliteBulkLoad.runNow(this.statements.db, this.writeLock, (load) => this.writeImport(load, ownerId, records, emails));
+    return this.writeLock.run(() => this.writeImport(bulkLoad, ownerId, records, emails));
   }
 
-  private writeImport(load: SqliteBulkLoad | null, ownerId: string, records: readonly ImportRecord[]): ImportOutcome {
+  private writeImport(load: SqliteBulkLoad | null, ownerId: string, records: readonly ImportRecord[], emails: ImportEmails): ImportOutcome {
     const now = new Date().toISOString();
     const writer = new ContactWriter(this.statements, ownerId, now);
+    const plan = planEmails(records, emails === 'ignore' ? new Map() : this.emailHolders(ownerId, emailKeysOf(records)), emails);
     let merged = 0;
-    for (const record of records) {
+    for (const record of plan.records) {
       const { id } = record.contact;
       writer.write(decideContactWrite(ownerId, record, id === null ? undefined : writer.existing(id), now));
     }
     load?.indexNewContacts();
-    for (const { label, contact } of records) {
+    for (const { label, contact } of plan.records) {
       if (contact.mergedInto === undefined) continue;
       try {
         if (mergeContacts(this.statements, ownerId, contact.id!, contact.mergedInto, now, 'no-op')) merged++;
@@ -113,7 +124,18 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
         throw error instanceof InputError ? new InputError(`${label}: ${error.message}`) : error;
       }
     }
-    return { ...writer.counts, merged };
+    return { ...writer.counts, merged, matchedByEmail: plan.matchedByEmail, duplicateEmails: plan.duplicateEmails };
+  }
+
+  /** The owner's listable contacts holding each of the email keys, in list order. */
+  private emailHolders(ownerId: string, keys: readonly string[]): Map<string, string[]> {
+    const holders = new Map<string, string[]>();
+    const statement = this.statements.get(EMAIL_HOLDERS_SQL);
+    for (let start = 0; start < keys.length; start += EMAIL_LOOKUP_BATCH) {
+      const rows = statement.all(ownerId, JSON.stringify(keys.slice(start, start + EMAIL_LOOKUP_BATCH)));
+      addEmailHolders(holders, rows as { id: string; email_key: string }[]);
+    }
+    return holders;
   }
 
   async merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void> {

@@ -8,7 +8,7 @@ const INSERT_SQL = `INSERT INTO contacts (id, owner_id, ${CONTACT_VALUE_COLUMNS.
 
 /** Writes an import's contacts one statement each, inside the caller's write transaction. */
 export class ContactWriter {
-  readonly counts: Omit<ImportOutcome, 'merged'> = { created: 0, updated: 0, unchanged: 0 };
+  readonly counts: Pick<ImportOutcome, 'created' | 'updated' | 'unchanged'> = { created: 0, updated: 0, unchanged: 0 };
 
   constructor(
     private readonly statements: StatementCache,

@@ -431,4 +431,14 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
         VALUES ('service-key', lower(hex(randomblob(32))), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
     `,
   },
+  {
+    version: 10,
+    name: 'listable contacts by email',
+    // An import finds the owner's listable contacts holding an email, ignoring ASCII case (lower() folds only
+    // ASCII here; PostgreSQL's index folds the same with COLLATE "C").
+    sql: `
+      CREATE INDEX contacts_email ON contacts (owner_id, lower(email))
+        WHERE email IS NOT NULL AND merged_into IS NULL AND is_self = 0;
+    `,
+  },
 ];

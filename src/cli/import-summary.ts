@@ -1,0 +1,82 @@
+import type { ContactsFile } from '../import/read-contacts-file.js';
+import type { ImportOutcome } from '../store/store.js';
+import { plural } from './io.js';
+
+/** How many places a summary lists, in JSON and in words; the counts are whole. */
+const LISTED = 100;
+const LISTED_IN_WORDS = 5;
+
+/** What `contacts import --json` prints. */
+export interface ImportSummary {
+  imported: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  merged: number;
+  /** Records without an id: each became a new contact, unless --match-email matched it. */
+  without_id: number;
+  matched_by_email: number;
+  skipped_empty: { count: number; records: string[] };
+  duplicate_emails: { count: number; records: { record: string; email: string; same_as: string }[] };
+  not_imported: ContactsFile['notImported'];
+}
+
+export function importSummary(file: ContactsFile, outcome: ImportOutcome): ImportSummary {
+  const { created, updated, unchanged, merged, matchedByEmail, duplicateEmails } = outcome;
+  return {
+    imported: file.records.length,
+    created,
+    updated,
+    unchanged,
+    merged,
+    without_id: file.records.filter(({ contact }) => contact.id === null).length,
+    matched_by_email: matchedByEmail,
+    skipped_empty: { count: file.skippedEmpty.length, records: file.skippedEmpty.slice(0, LISTED) },
+    duplicate_emails: {
+      count: duplicateEmails.length,
+      records: duplicateEmails.slice(0, LISTED).map(({ label, email, sameAs }) => ({ record: label, email, same_as: sameAs })),
+    },
+    not_imported: file.notImported,
+  };
+}
+
+/**
+ * `Imported 3 contacts: 3 created, 0 updated, 0 unchanged`, then what became of records without an id, the empty
+ * records skipped, the emails another contact already has, and what the file held that contacts have no place for.
+ */
+export function importSummaryText(summary: ImportSummary): string {
+  const { imported, created, updated, unchanged, merged, without_id, matched_by_email, skipped_empty, duplicate_emails } = summary;
+  const parts = [`${created} created`, `${updated} updated`, `${unchanged} unchanged`];
+  if (merged > 0) parts.push(`${merged} merged`);
+  if (matched_by_email > 0) parts.push(`${matched_by_email} matched by email`);
+  const lines = [`Imported ${plural(imported, 'contact')}: ${parts.join(', ')}`];
+  const unmatched = without_id - matched_by_email;
+  if (unmatched > 0) {
+    lines.push(
+      `${plural(unmatched, 'record')} without an id became new contacts` +
+        (matched_by_email === 0 ? '; --match-email updates the contact with the same email instead' : ''),
+    );
+  }
+  if (skipped_empty.count > 0) {
+    lines.push(
+      `Skipped ${plural(skipped_empty.count, 'empty record')} (no contact field): ${places(skipped_empty.count, skipped_empty.records)}`,
+    );
+  }
+  if (duplicate_emails.count > 0) {
+    const records = duplicate_emails.records.map(({ record, email, same_as }) => `${record}: ${email}, as ${same_as}`);
+    lines.push(
+      `${plural(duplicate_emails.count, 'record')} with an email another contact already has: ${places(duplicate_emails.count, records)}`,
+    );
+  }
+  if (summary.not_imported.length > 0) {
+    lines.push('Not imported, as a contact has no place for them:');
+    lines.push(...summary.not_imported.map(({ what, records }) => `  ${what}: on ${plural(records, 'record')}`));
+  }
+  return lines.join('\n');
+}
+
+/** The first few places, and how many more there are. */
+function places(count: number, listed: readonly string[]): string {
+  const shown = listed.slice(0, LISTED_IN_WORDS);
+  return count > shown.length ? `${shown.join('; ')} and ${count - shown.length} more` : shown.join('; ');
+}
