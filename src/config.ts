@@ -42,6 +42,12 @@ export interface Config {
    */
   readonly mcpInflightMb: number;
   /**
+   * MAX_INFLIGHT_REQUESTS (default 256): the HTTP requests one process may have begun and not finished, answers
+   * waiting behind a client that does not read included; past it a request gets 503 with Retry-After before any
+   * database work (/healthz and /readyz excepted). It bounds the answers a flood of pipelining clients has built at once.
+   */
+  readonly maxInflightRequests: number;
+  /**
    * WRITE_STALL_TIMEOUT_MS (default 10000): a connection with answers waiting to be written whose client takes none of
    * their bytes for this long is closed; Node's own timeouts never end a connection whose client stops reading.
    */
@@ -134,6 +140,7 @@ export const DEFAULT_LISTING_CACHE_TTL_MS = 250;
 export const DEFAULT_CHANGES_RETENTION_DAYS = 30;
 export const DEFAULT_WORKER_HEAP_MB = 128;
 export const DEFAULT_MCP_INFLIGHT_MB = 8;
+export const DEFAULT_MAX_INFLIGHT_REQUESTS = 256;
 export const DEFAULT_WRITE_STALL_TIMEOUT_MS = 10_000;
 export const DEFAULT_WRITE_BACKLOG_MAX_KB = 1024;
 /** Changes made with the CLI must reach a running server within one second. */
@@ -187,6 +194,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, listen: { host?
     requestTimeoutMs: read('REQUEST_TIMEOUT_MS', () => parseInteger(env.REQUEST_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, 1, HOUR_MS)),
     // 2 MB holds one whole batch (a 1 MiB response and the answer being built), so every request can run when alone.
     mcpInflightMb: read('MCP_INFLIGHT_MB', () => parseInteger(env.MCP_INFLIGHT_MB, DEFAULT_MCP_INFLIGHT_MB, 2, 65_536)),
+    maxInflightRequests: read('MAX_INFLIGHT_REQUESTS', () =>
+      parseInteger(env.MAX_INFLIGHT_REQUESTS, DEFAULT_MAX_INFLIGHT_REQUESTS, 1, 1_000_000),
+    ),
     writeStallTimeoutMs: read('WRITE_STALL_TIMEOUT_MS', () =>
       parseInteger(env.WRITE_STALL_TIMEOUT_MS, DEFAULT_WRITE_STALL_TIMEOUT_MS, 100, HOUR_MS),
     ),

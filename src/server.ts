@@ -1,4 +1,3 @@
-import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -9,6 +8,7 @@ import { buildApp } from './http/app.js';
 import { AggregatorRegistry } from 'prom-client';
 import { askPrimary } from './cluster/ipc.js';
 import { createPrimaryCounter } from './cluster/primary-counter.js';
+import { inflightRequests } from './http/inflight-requests.js';
 import { createMetrics } from './http/metrics.js';
 import { listenForMetrics, type MetricsListener } from './http/metrics-endpoint.js';
 import { stdoutDestination } from './log-destination.js';
@@ -30,17 +30,6 @@ export interface RunningServer {
   metricsUrl: string | null;
   /** Stops accepting connections, lets in-flight requests finish, then closes Redis and the database. */
   close(): Promise<void>;
-}
-
-function countInflightRequests(server: Server): () => number {
-  let inflight = 0;
-  server.on('request', (_request, response: ServerResponse) => {
-    inflight += 1;
-    response.once('close', () => {
-      inflight -= 1;
-    });
-  });
-  return () => inflight;
 }
 
 /** Where requests are counted for the rate limit: Redis when several instances share it, else memory. */
@@ -131,6 +120,7 @@ export async function startServer(
         hstsMaxAgeSeconds: config.hstsMaxAgeSeconds,
         metricsToken: config.metrics.token,
         mcpInflightBytes: config.mcpInflightMb * 1024 * 1024,
+        maxInflightRequests: config.maxInflightRequests,
         slowReaders: { stallTimeoutMs: config.writeStallTimeoutMs, maxBacklogBytes: config.writeBacklogMaxKb * 1024 },
       },
     });
@@ -140,7 +130,7 @@ export async function startServer(
     await app.listen({ host: listen.host, port: listen.port });
     // The URL the default OAuth issuer names (config.ts), which Fastify would write otherwise for `::` or `localhost`.
     const url = listenUrlOf(listen.host, (app.server.address() as AddressInfo).port);
-    const inflight = countInflightRequests(app.server);
+    const inflight = inflightRequests(app.server);
     const stopPruning = pruneChangesPeriodically(store, config.changesRetentionDays, logger);
     return {
       app,

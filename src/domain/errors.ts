@@ -39,15 +39,29 @@ export class NotFoundError extends PublicError {
 }
 
 export const DATABASE_BUSY_MESSAGE = 'Too many requests are waiting for the database; retry in a second';
+export const SERVER_BUSY_MESSAGE = 'Too many requests in progress; retry in a second';
+
+/** A refusal because this process is saturated: the client retries in a second; a flood of them is logged sparingly. */
+export class OverloadError extends PublicError {
+  override name = 'OverloadError';
+  constructor(message: string, internal: string) {
+    super(503, message, { headers: { 'retry-after': '1' }, internal });
+  }
+}
 
 /** The database is saturated: this process already has its whole queue of statements waiting for a connection. */
-export class DatabaseBusyError extends PublicError {
+export class DatabaseBusyError extends OverloadError {
   override name = 'DatabaseBusyError';
   constructor(queueLimit: number) {
-    super(503, DATABASE_BUSY_MESSAGE, {
-      headers: { 'retry-after': '1' },
-      internal: `refused: ${queueLimit} statements already waiting for a database connection`,
-    });
+    super(DATABASE_BUSY_MESSAGE, `refused: ${queueLimit} statements already waiting for a database connection`);
+  }
+}
+
+/** This process already has MAX_INFLIGHT_REQUESTS requests begun and not finished. */
+export class ServerBusyError extends OverloadError {
+  override name = 'ServerBusyError';
+  constructor(maxInflight: number) {
+    super(SERVER_BUSY_MESSAGE, `refused: ${maxInflight} requests already in flight in this process`);
   }
 }
 

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Authenticator } from '../auth/authenticator.js';
 import {
   DEFAULT_CHANGES_RETENTION_DAYS,
+  DEFAULT_MAX_INFLIGHT_REQUESTS,
   DEFAULT_MCP_INFLIGHT_MB,
   DEFAULT_WRITE_BACKLOG_MAX_KB,
   DEFAULT_WRITE_STALL_TIMEOUT_MS,
@@ -28,6 +29,7 @@ import { allowCrossOrigin } from './cors.js';
 import { handleError } from './errors.js';
 import { hostRefusal } from './host-header.js';
 import { InputError } from '../domain/errors.js';
+import { refuseBeyondInflightBound } from './inflight-requests.js';
 import { createMetrics, observeRequests, type Metrics } from './metrics.js';
 import { createOAuthRateLimiters, NO_OAUTH_RATE_LIMITS, type OAuthRateLimits } from './oauth-rate-limit.js';
 import { registerMetricsRoute, type MetricsSource } from './metrics-endpoint.js';
@@ -90,6 +92,8 @@ export interface HttpOptions {
   metricsToken: string | null;
   /** What /mcp answers may take in memory at once (MCP_INFLIGHT_MB); default 8 MiB. */
   mcpInflightBytes: number;
+  /** Requests begun and not finished past which a request gets 503 (MAX_INFLIGHT_REQUESTS); default 256. */
+  maxInflightRequests: number;
   /** When a connection whose client stops reading is closed (WRITE_STALL_TIMEOUT_MS, WRITE_BACKLOG_MAX_KB). */
   slowReaders: SlowReaderLimits;
 }
@@ -139,6 +143,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // Answer unknown paths and methods before any body is read, so a bad body can't turn a 405 into a 400.
     if (request.is404) methodNotAllowed(request, reply);
   });
+  refuseBeyondInflightBound(app, http.maxInflightRequests ?? DEFAULT_MAX_INFLIGHT_REQUESTS);
 
   await app.register(
     swagger,

@@ -1,11 +1,12 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { DatabaseBusyError, PublicError, publicOutcome, type PublicOutcome } from '../domain/errors.js';
+import { OverloadError, PublicError, publicOutcome, type PublicOutcome } from '../domain/errors.js';
 import { ThrottledWarning } from '../throttled-warning.js';
 
 export const REQUEST_TIMEOUT_MESSAGE = 'Request timed out';
 /** An overload refuses thousands of requests a second: logging each would add to it. */
 export const BUSY_WARNING_INTERVAL_MS = 10_000;
-const busyWarning = new ThrottledWarning(BUSY_WARNING_INTERVAL_MS);
+/** One per kind of overload, so a flood of one kind does not hide the other. */
+const busyWarnings = new Map<string, ThrottledWarning>();
 
 /**
  * The public outcome of an error met while serving HTTP: the one mapping (publicOutcome), plus what only Fastify
@@ -26,8 +27,9 @@ export function httpOutcome(error: unknown): PublicOutcome {
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const outcome = httpOutcome(error);
   if (outcome.status >= 500) {
-    if (error instanceof DatabaseBusyError) {
-      const refusalsNotLogged = busyWarning.occurred();
+    if (error instanceof OverloadError) {
+      if (!busyWarnings.has(error.name)) busyWarnings.set(error.name, new ThrottledWarning(BUSY_WARNING_INTERVAL_MS));
+      const refusalsNotLogged = busyWarnings.get(error.name)!.occurred();
       if (refusalsNotLogged !== null) request.log.warn({ refusalsNotLogged }, error.internal);
     } else if (error instanceof PublicError) request.log.warn({ err: error.cause ?? error }, error.internal ?? error.message);
     else request.log.error({ err: error }, 'request failed');

@@ -15,7 +15,7 @@ export interface SlowReaderLimits {
   maxBacklogBytes: number;
 }
 
-export type SlowReaderClosure = 'pipelined' | 'backlog' | 'stalled';
+export type SlowReaderClosure = 'pipelined' | 'backlog' | 'stalled' | 'idle-after-pipelining';
 
 interface Connection {
   /** Answers begun and not yet handed to the kernel in full. */
@@ -23,6 +23,10 @@ interface Connection {
   progress: Progress;
   /** When the reader last took bytes, or nothing was waiting. */
   since: number;
+  /** Whether the client ever had two requests waiting at once: browsers and well-behaved clients never do. */
+  pipelined: boolean;
+  /** When the last answer was handed to the kernel in full, while no request waits. */
+  idleSince: number;
 }
 
 /** How far the kernel has taken a socket's writes: completed writes, and what libuv still holds of the current one. */
@@ -34,7 +38,10 @@ interface Progress {
 /**
  * Closes (with a reset, which frees the kernel's buffers too) the connections whose client stops reading: one that
  * pipelines more than MAX_PIPELINED_REQUESTS, one whose answers waiting behind the one being written pass
- * maxBacklogBytes, and one with bytes waiting that its reader has taken none of for stallTimeoutMs. Node's own
+ * maxBacklogBytes, one with bytes waiting that its reader has taken none of for stallTimeoutMs, and one that has
+ * pipelined and then sent nothing for stallTimeoutMs after its last answer went to the kernel: answers that fit in the
+ * kernel's socket buffers leave nothing for Node to see (it cannot read the kernel's send queue), so a client that
+ * pipelines and never reads would otherwise stay until the keep-alive timeout (72 s). Node's own
  * timeouts do not cover this: requestTimeout ends at the last byte of the request, and keepAliveTimeout only starts
  * once every answer is written. Returns the function that stops the watch.
  */
@@ -57,14 +64,19 @@ export function closeSlowReaders(
     if (socket.destroyed) return;
     let connection = connections.get(socket);
     if (connection === undefined) {
-      const created: Connection = { responses: new Set(), progress: progressOf(socket), since: now() };
+      const created: Connection = { responses: new Set(), progress: progressOf(socket), since: now(), pipelined: false, idleSince: 0 };
       connections.set(socket, created);
       socket.once('close', () => connections.delete(socket));
       connection = created;
     }
-    const { responses } = connection;
+    const open = connection;
+    const { responses } = open;
     responses.add(response);
-    response.once('close', () => responses.delete(response));
+    if (responses.size > 1) open.pipelined = true;
+    response.once('close', () => {
+      responses.delete(response);
+      if (responses.size === 0) open.idleSince = now();
+    });
     if (responses.size > MAX_PIPELINED_REQUESTS) close(socket, 'pipelined');
   });
 
@@ -79,7 +91,12 @@ export function closeSlowReaders(
       const advanced = progress.written > connection.progress.written || progress.queued < connection.progress.queued;
       connection.progress = progress;
       if (socket.writableLength === 0 || advanced) connection.since = at;
-      else if (at - connection.since >= limits.stallTimeoutMs) close(socket, 'stalled');
+      else if (at - connection.since >= limits.stallTimeoutMs) {
+        close(socket, 'stalled');
+        continue;
+      }
+      if (connection.pipelined && connection.responses.size === 0 && at - connection.idleSince >= limits.stallTimeoutMs)
+        close(socket, 'idle-after-pipelining');
     }
   };
   const timer = setInterval(check, Math.max(50, Math.min(1_000, limits.stallTimeoutMs / 4)));

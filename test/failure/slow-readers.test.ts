@@ -89,6 +89,12 @@ describe('serve with clients that stop reading', () => {
     await warnedOf('backlog');
   });
 
+  it('closes a connection that pipelined and then stays silent with its answers unread, though they fit in the kernel', async () => {
+    // Two small answers leave nothing for the server to see waiting; the keep-alive timeout (72 s) would end it only later.
+    await closedByServer([await pipelineWithoutReading(smallKey, 2)]);
+    await warnedOf('idle-after-pipelining');
+  });
+
   it(`closes a connection that pipelines more than ${MAX_PIPELINED_REQUESTS} requests at once`, async () => {
     await closedByServer([await pipelineWithoutReading(smallKey, 100)]);
     await warnedOf('pipelined');

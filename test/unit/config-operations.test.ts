@@ -115,6 +115,13 @@ describe('loadConfig WRITE_STALL_TIMEOUT_MS and WRITE_BACKLOG_MAX_KB', () => {
   });
 });
 
+describe('loadConfig MAX_INFLIGHT_REQUESTS', () => {
+  it('reads how many requests one process may have in progress', () => {
+    expect(loadConfig({ MAX_INFLIGHT_REQUESTS: '64' }).maxInflightRequests).toBe(64);
+    expect(configError({ MAX_INFLIGHT_REQUESTS: '0' })).toBe('MAX_INFLIGHT_REQUESTS must be an integer from 1 to 1000000; got "0"');
+  });
+});
+
 describe('loadConfig TRUST_PROXY', () => {
   it.each([
     ['', false],

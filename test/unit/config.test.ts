@@ -31,6 +31,7 @@ describe('loadConfig defaults', () => {
       metrics: { port: null, host: '127.0.0.1', token: null },
       requestTimeoutMs: 10_000,
       mcpInflightMb: 8,
+      maxInflightRequests: 256,
       writeStallTimeoutMs: 10_000,
       writeBacklogMaxKb: 1024,
       workers: null,

@@ -406,12 +406,12 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), or too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`). Retry with backoff. */
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`), or the server already has as many requests in progress as it takes (`Too many requests in progress; retry in a second`, with `Retry-After`; never on `/healthz` and `/readyz`). Retry with backoff. */
             503: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds to wait, when the database is busy. */
+                    /** @description Seconds to wait, when the database or the server is busy. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -602,12 +602,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), or too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`). Retry with backoff. */
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`), or the server already has as many requests in progress as it takes (`Too many requests in progress; retry in a second`, with `Retry-After`; never on `/healthz` and `/readyz`). Retry with backoff. */
             503: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds to wait, when the database is busy. */
+                    /** @description Seconds to wait, when the database or the server is busy. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -935,12 +935,12 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), or too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`). Retry with backoff. */
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`), or the server already has as many requests in progress as it takes (`Too many requests in progress; retry in a second`, with `Retry-After`; never on `/healthz` and `/readyz`). Retry with backoff. */
             503: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds to wait, when the database is busy. */
+                    /** @description Seconds to wait, when the database or the server is busy. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1150,12 +1150,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), or too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`). Retry with backoff. */
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`), or the server already has as many requests in progress as it takes (`Too many requests in progress; retry in a second`, with `Retry-After`; never on `/healthz` and `/readyz`). Retry with backoff. */
             503: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds to wait, when the database is busy. */
+                    /** @description Seconds to wait, when the database or the server is busy. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

@@ -3,7 +3,7 @@ import { HEADERS_TOO_LARGE_MESSAGE, MALFORMED_REQUEST_MESSAGE } from '../client-
 import { bodyTooLargeMessage, DEFAULT_BODY_LIMIT_BYTES } from '../body-size.js';
 import { methodNotAllowedMessage, noSuchEndpointMessage } from '../method-not-allowed.js';
 import { MISSING_HOST_MESSAGE, SEVERAL_HOSTS_MESSAGE } from '../host-header.js';
-import { DATABASE_BUSY_MESSAGE, INTERNAL_ERROR_MESSAGE } from '../../domain/errors.js';
+import { DATABASE_BUSY_MESSAGE, INTERNAL_ERROR_MESSAGE, SERVER_BUSY_MESSAGE } from '../../domain/errors.js';
 import { errorResponse } from './common.js';
 
 /** Said of every 400: what the HTTP layer refuses before a route reads the request. */
@@ -53,11 +53,12 @@ export const EVERY_OPERATION_RESPONSES = {
     { 'Any unexpected failure': INTERNAL_ERROR_MESSAGE },
   ),
   503: errorResponse(
-    `Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (\`Request timed out\`), or too many requests already wait for the database (\`${DATABASE_BUSY_MESSAGE}\`, with \`Retry-After\`). Retry with backoff.`,
-    { 'Retry-After': { description: 'Seconds to wait, when the database is busy.', type: 'integer' } },
+    `Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (\`Request timed out\`), too many requests already wait for the database (\`${DATABASE_BUSY_MESSAGE}\`, with \`Retry-After\`), or the server already has as many requests in progress as it takes (\`${SERVER_BUSY_MESSAGE}\`, with \`Retry-After\`; never on \`/healthz\` and \`/readyz\`). Retry with backoff.`,
+    { 'Retry-After': { description: 'Seconds to wait, when the database or the server is busy.', type: 'integer' } },
     {
       'An answer slower than the request timeout': REQUEST_TIMEOUT_MESSAGE,
       'Too many requests waiting for the database': DATABASE_BUSY_MESSAGE,
+      'Too many requests in progress in the server': SERVER_BUSY_MESSAGE,
     },
   ),
 } as const;
