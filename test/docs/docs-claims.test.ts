@@ -23,6 +23,7 @@ const PARSED_DEFAULTS: Record<string, (config: Config) => unknown> = {
   LOG_LEVEL: (config) => config.logLevel,
   RATE_LIMIT_PER_MINUTE: (config) => config.rateLimit.perMinute,
   MCP_INFLIGHT_MB: (config) => config.mcpInflightMb,
+  MAX_INFLIGHT_REQUESTS: (config) => config.maxInflightRequests,
   WRITE_STALL_TIMEOUT_MS: (config) => config.writeStallTimeoutMs,
   WRITE_BACKLOG_MAX_KB: (config) => config.writeBacklogMaxKb,
   OAUTH_REGISTRATIONS_PER_MINUTE: (config) => config.rateLimit.oauthRegistrationsPerMinute,
