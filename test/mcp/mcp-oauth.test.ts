@@ -8,7 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEachBackend } from '../support/backends.js';
-import { freePort, startDocumentServer, startRedirectReceiver, TestOAuthClient } from '../support/oauth-client.js';
+import { clientMetadataDocument, freePort, startDocumentServer, startRedirectReceiver, TestOAuthClient } from '../support/oauth-client.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
@@ -48,19 +48,7 @@ describeEachBackend('MCP over OAuth, end to end', (db) => {
     secrets.add(key.key);
     receiver = await startRedirectReceiver();
     documents = await startDocumentServer(
-      new Map([
-        [
-          CIMD_PATH,
-          () => ({
-            client_id: `${documents.origin}${CIMD_PATH}`,
-            client_name: 'Metadata Document Agent',
-            redirect_uris: [receiver.url],
-            grant_types: ['authorization_code', 'refresh_token'],
-            response_types: ['code'],
-            token_endpoint_auth_method: 'none',
-          }),
-        ],
-      ]),
+      new Map([[CIMD_PATH, () => clientMetadataDocument(`${documents.origin}${CIMD_PATH}`, receiver.url)]]),
     );
     const port = await freePort();
     server = await startServerProcess(

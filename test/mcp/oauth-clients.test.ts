@@ -10,7 +10,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachBackend } from '../support/backends.js';
-import { approveInBrowser, freePort, startDocumentServer, startRedirectReceiver, TestOAuthClient } from '../support/oauth-client.js';
+import {
+  approveInBrowser,
+  clientMetadataDocument,
+  freePort,
+  startDocumentServer,
+  startRedirectReceiver,
+  TestOAuthClient,
+} from '../support/oauth-client.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
@@ -37,19 +44,7 @@ describeEachBackend('OAuth clients against serve with the default issuer', (db) 
     apiKey = (await createKey(store, owner.id)).key;
     receiver = await startRedirectReceiver();
     documents = await startDocumentServer(
-      new Map([
-        [
-          CIMD_PATH,
-          () => ({
-            client_id: `${documents.origin}${CIMD_PATH}`,
-            client_name: 'Metadata Document Agent',
-            redirect_uris: [receiver.url],
-            grant_types: ['authorization_code', 'refresh_token'],
-            response_types: ['code'],
-            token_endpoint_auth_method: 'none',
-          }),
-        ],
-      ]),
+      new Map([[CIMD_PATH, () => clientMetadataDocument(`${documents.origin}${CIMD_PATH}`, receiver.url)]]),
     );
     server = await startServerProcess(
       {

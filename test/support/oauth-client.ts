@@ -82,6 +82,18 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** A public client's Client ID Metadata Document, as an agent would publish it at `clientId`. */
+export function clientMetadataDocument(clientId: string, redirectUri: string) {
+  return {
+    client_id: clientId,
+    client_name: 'Metadata Document Agent',
+    redirect_uris: [redirectUri],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  };
+}
+
 /**
  * An https server on 127.0.0.1 with a certificate made for it (Debian's openssl), serving JSON documents by path:
  * where a client publishes its Client ID Metadata Document. `certificate` is the file NODE_EXTRA_CA_CERTS takes.
