@@ -50,9 +50,17 @@ if [ ! -f "$build/build/Release/better_sqlite3.node" ]; then
   cp -R node_modules/better-sqlite3/. "$build/"
   rm -rf "$build/build"
   gyp="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")/node_modules/node-gyp/bin/node-gyp.js"
-  if ! (cd "$build" && "$node24" "$gyp" rebuild --release --nodedir="$runtime" -j 2 >"$build.log" 2>&1); then
+  # Under `npm run`, npm hands its own config to node-gyp as npm_config_* variables, and a machine's nodedir (the
+  # headers of the Node that runs npm) would win over --nodedir: the addon would be built for the wrong ABI.
+  if ! (cd "$build" && env -u npm_config_nodedir -u NPM_CONFIG_NODEDIR "$node24" "$gyp" rebuild --release --nodedir="$runtime" -j 2 \
+    >"$build.log" 2>&1); then
     rm -rf "$build"
     unavailable "better-sqlite3 did not build for Node $version (see $build.log)"
+  fi
+  if ! "$node24" -e 'new (require(process.argv[1]))(":memory:").close()' "$build" >>"$build.log" 2>&1; then
+    rm -rf "$build"
+    echo "test:node24: the better-sqlite3 built for Node $version does not load in it (see $build.log)" >&2
+    exit 1
   fi
   # The objects are 20 MB; only the addon is loaded.
   find "$build/build" -mindepth 1 -maxdepth 1 ! -name Release -exec rm -rf {} +
