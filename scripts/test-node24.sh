@@ -49,7 +49,8 @@ if [ ! -f "$build/build/Release/better_sqlite3.node" ]; then
   rm -rf "$build" && mkdir -p "$build"
   cp -R node_modules/better-sqlite3/. "$build/"
   rm -rf "$build/build"
-  gyp="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")/node_modules/node-gyp/bin/node-gyp.js"
+  # npm run names its own node-gyp; run by hand, the one bundled beside npm.
+  gyp="${npm_config_node_gyp:-$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")/node_modules/node-gyp/bin/node-gyp.js}"
   # Under `npm run`, npm hands its own config to node-gyp as npm_config_* variables, and a machine's nodedir (the
   # headers of the Node that runs npm) would win over --nodedir: the addon would be built for the wrong ABI.
   if ! (cd "$build" && env -u npm_config_nodedir -u NPM_CONFIG_NODEDIR "$node24" "$gyp" rebuild --release --nodedir="$runtime" -j 2 \

@@ -64,6 +64,7 @@ function percentDecodedOnce(text: string): string {
 
 /** `text` percent-decoded until nothing changes, or null when it still changes after MAX_DECODING_ROUNDS. */
 function percentDecoded(text: string): string | null {
+  if (!text.includes('%')) return text;
   let decoded = text;
   for (let round = 0; round < MAX_DECODING_ROUNDS; round += 1) {
     const next = percentDecodedOnce(decoded);

@@ -74,9 +74,11 @@ export function decodeSyncToken(text: string, key: ServiceKey): SyncToken {
   }
   const [, keyId = '', payload = '', signature] = parts;
   if (!signature) throw new InputError(UNSIGNED);
-  if (keyId !== key.id) throw new PublicError(410, SYNC_TOKEN_EXPIRED_MESSAGE);
-  if (!key.verifies(SIGNATURE_PURPOSE, `${keyId}.${payload}`, signature, SIGNATURE_BYTES)) throw new InputError(ALTERED);
   const token = tokenOf(payload);
+  // Another key's signature cannot be checked here: a token that reads as one of ours is another database's (410),
+  // anything else was never a token (400).
+  if (keyId !== key.id) throw token === null ? new InputError(NOT_A_TOKEN) : new PublicError(410, SYNC_TOKEN_EXPIRED_MESSAGE);
+  if (!key.verifies(SIGNATURE_PURPOSE, `${keyId}.${payload}`, signature, SIGNATURE_BYTES)) throw new InputError(ALTERED);
   if (token === null) throw new InputError(NOT_A_TOKEN);
   return token;
 }

@@ -7,15 +7,19 @@ import type { OAuthStore } from '../store/store.js';
  */
 export interface ServiceKeySource {
   ready(): Promise<ServiceKey>;
+  /** The key once read, so that a request after the first awaits nothing for it. */
+  current(): ServiceKey | null;
 }
 
 export function serviceKeyFrom(secrets: Pick<OAuthStore, 'secret'>): ServiceKeySource {
   let loading: Promise<ServiceKey> | null = null;
+  let loaded: ServiceKey | null = null;
   return {
+    current: () => loaded,
     ready: () => {
       loading ??= secrets
         .secret(SERVICE_KEY_SECRET)
-        .then((secret) => new ServiceKey(secret))
+        .then((secret) => (loaded = new ServiceKey(secret)))
         .catch((error: unknown) => {
           loading = null;
           throw error;

@@ -7,5 +7,6 @@ import { append } from 'vary';
  */
 export function varyOn(reply: FastifyReply, field: string): FastifyReply {
   const current = reply.getHeader('vary');
+  if (current === undefined) return reply.header('vary', field);
   return reply.header('vary', append(Array.isArray(current) ? current.join(', ') : String(current ?? ''), field));
 }

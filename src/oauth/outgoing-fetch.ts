@@ -48,15 +48,21 @@ export function createOutgoingFetch(options: { allowPrivate: boolean }) {
     };
     return new Promise((settle, fail) => {
       const sent = request(url, requestOptions, (response) => {
-        const headers = new Headers();
-        for (let index = 0; index < response.rawHeaders.length; index += 2) {
-          headers.append(response.rawHeaders[index]!, response.rawHeaders[index + 1]!);
-        }
         const status = response.statusCode ?? 502;
         // Only a 200's body is read: the provider refuses every other status, and some (204, 304) may have none.
         if (status !== 200) response.destroy();
-        const body = status === 200 ? (Readable.toWeb(response) as ReadableStream<Uint8Array>) : null;
-        settle(new Response(body, { status, headers }));
+        // Anything a document's server sends must end in this promise: a throw here (a Response takes statuses 200-599
+        // only, Node's parser 100-999) would be uncaught and end the process.
+        try {
+          const headers = new Headers();
+          for (let index = 0; index < response.rawHeaders.length; index += 2) {
+            headers.append(response.rawHeaders[index]!, response.rawHeaders[index + 1]!);
+          }
+          const body = status === 200 ? (Readable.toWeb(response) as ReadableStream<Uint8Array>) : null;
+          settle(new Response(body, { status: status >= 200 && status <= 599 ? status : 502, headers }));
+        } catch (error) {
+          fail(error);
+        }
       });
       sent.on('error', fail);
       sent.end();

@@ -98,7 +98,7 @@ export function clientMetadataDocument(clientId: string, redirectUri: string) {
  * An https server on 127.0.0.1 with a certificate made for it (Debian's openssl), serving JSON documents by path:
  * where a client publishes its Client ID Metadata Document. `certificate` is the file NODE_EXTRA_CA_CERTS takes.
  */
-export async function startDocumentServer(documents: Map<string, () => unknown>) {
+export async function startDocumentServer(documents: Map<string, () => unknown>, status = 200) {
   const dir = mkdtempSync(join(tmpdir(), 'contacts-api-cimd-'));
   const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
   execFileSync('openssl', [
@@ -110,7 +110,7 @@ export async function startDocumentServer(documents: Map<string, () => unknown>)
     fetched.push(request.url ?? '');
     const document = documents.get(request.url ?? '');
     if (document === undefined) return void response.writeHead(404).end();
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document()));
+    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(document()));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -45,7 +45,16 @@ describe('sync tokens', () => {
   });
 
   it('refuses anything this API did not issue, naming "since"', () => {
-    for (const text of ['', 'x', '!!!', Buffer.from('not.a.token.at-all').toString('base64url'), 'A'.repeat(500), '0.0.0']) {
+    for (const text of [
+      '',
+      'x',
+      '!!!',
+      Buffer.from('not.a.token.at-all').toString('base64url'),
+      'A'.repeat(500),
+      '0.0.0',
+      'abcdefgh.a.b',
+      `zzzzzzzz.${Buffer.from('[1,2]').toString('base64url')}.sig`,
+    ]) {
       expect(() => decodeSyncToken(text, KEY), text).toThrow(
         new InputError('Query parameter "since" must be 0 or a next_since token this API returned'),
       );

@@ -96,7 +96,7 @@ export function registerContactRoutes(app: FastifyInstance, deps: { contacts: Co
       // The database built the contacts' JSON from the same fields ContactSchema declares (the conformance
       // suite and the OpenAPI validation test hold it to that), so the page is sent without re-serializing.
       const { ownerId } = principalOf(request);
-      const ownerTag = (await deps.serviceKey.ready()).ownerTag(ownerId);
+      const ownerTag = (deps.serviceKey.current() ?? (await deps.serviceKey.ready())).ownerTag(ownerId);
       varyOn(reply, 'Accept-Encoding');
       const codings = acceptedCodings(request.headers['accept-encoding']);
       const pageKey = (version: number) => `${ownerId}:${version}:${page.limit}:${page.offset}`;

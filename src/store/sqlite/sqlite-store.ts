@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { importInBulk } from '../bulk-import.js';
 import { KeyUseRecorder } from '../key-use-recorder.js';
-import { runMigrations, type MigrationDialect } from '../migrator.js';
+import { pendingMigrations, runMigrations, type MigrationDialect } from '../migrator.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import type { KeyStore, NewUser, OAuthStore, OwnerBatch, Store, StoreOptions, UserStore } from '../store.js';
 import { SqliteBulkLoad } from './bulk-load.js';
@@ -14,8 +14,6 @@ import { SQLITE_MIGRATIONS } from './migrations.js';
 import { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 import { SqliteUserStore } from './user-store.js';
-
-const LATEST_MIGRATION = Math.max(...SQLITE_MIGRATIONS.map((migration) => migration.version));
 
 /** Opens the SQLite database at `path`, in WAL mode: creating it if needed, unless `options.mustExist`. */
 export function openSqliteStore(path: string, options: StoreOptions = {}): Store {
@@ -110,9 +108,9 @@ class SqliteStore implements Store {
     const detached = this.detachedReason();
     if (detached !== null) throw new Error(detached);
     // Ready means the API would answer: a file that is there but not migrated (an empty one restored in its place)
-    // is not ready, and a missing table fails this read too.
-    const applied = this.statements.get('SELECT max(version) FROM schema_migrations').pluck().get() as number | null;
-    if ((applied ?? 0) < LATEST_MIGRATION) throw new Error('the database is not migrated: run contacts-read-api migrate');
+    // is not ready.
+    if (pendingMigrations(SQLITE_MIGRATIONS, appliedVersions(this.statements)).length > 0)
+      throw new Error('the database is not migrated: run contacts-read-api migrate');
   }
 
   async close(): Promise<void> {
