@@ -48,12 +48,12 @@ export type SearchRank = (typeof SearchRank)[keyof typeof SearchRank];
 /**
  * Latin letters, before their accents. Folding drops the combining marks U+0300–U+036F that follow one of these
  * once the text is decomposed (NFD), so é, è, ê and ë all become e; other scripts keep their marks (й is not и).
- * PostgreSQL folds with the same class (migration 4): changing it needs a migration that recomputes the index.
+ * PostgreSQL's migration 4 folds with a copy of this class: changing it needs a new migration that recomputes the index.
  */
-export const LATIN_LETTER_CLASS =
+const LATIN_LETTER_CLASS =
   'A-Za-z\u00aa\u00ba\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02af\u1d00-\u1dbf\u1e00-\u1eff\u2c60-\u2c7f\ua720-\ua7ff\uab30-\uab6f';
 /** The combining marks Latin accents decompose into. */
-export const LATIN_ACCENT_CLASS = '\u0300-\u036f';
+const LATIN_ACCENT_CLASS = '\u0300-\u036f';
 
 const ACCENTED_LATIN = new RegExp(`([${LATIN_LETTER_CLASS}])[${LATIN_ACCENT_CLASS}]+`, 'g');
 // eslint-disable-next-line no-control-regex -- ASCII starts at NUL: the range is the point

@@ -1,23 +1,25 @@
-import type { Contact } from '../domain/contact.js';
+import type { Contact, ContactValues } from '../domain/contact.js';
 import { CONTACT_COLUMNS, OPTIONAL_COLUMNS, type ContactColumn } from './columns.js';
 
-/** A row as the driver returns it once JSON columns are decoded and timestamps are ISO strings. */
-export type ContactRow = Omit<Contact, 'research_data' | 'researched_at'> & {
-  research_data: Record<string, unknown> | null;
-  researched_at: string | null;
-};
+/**
+ * A row as the driver returns it once JSON columns are decoded and timestamps are ISO strings: a field the spec
+ * shows only when set is null when unset.
+ */
+export type ContactRow = Pick<Contact, 'id'> & ContactValues;
 
-/** Drops the two fields the spec shows only when set. */
+const SHOWN_ONLY_WHEN_SET: ReadonlySet<ContactColumn> = new Set(OPTIONAL_COLUMNS);
+
+/** The contact the API shows: the row's fields in column order, those shown only when set left out when null. */
 export function contactFromRow(row: ContactRow): Contact {
-  const { research_data, researched_at, ...contact } = row;
-  const result: Contact = contact;
-  if (research_data !== null) result.research_data = research_data;
-  if (researched_at !== null) result.researched_at = researched_at;
-  return result;
+  const contact: Partial<Record<ContactColumn, unknown>> = {};
+  for (const column of CONTACT_COLUMNS) {
+    if (row[column] !== null || !SHOWN_ONLY_WHEN_SET.has(column)) contact[column] = row[column];
+  }
+  return contact as Contact;
 }
 
 /** A field of a contact's JSON as SQL: its name, and the expression of its value. */
-export type JsonPair = readonly [name: ContactColumn, value: string];
+export type JsonPair = readonly [name: string, value: string];
 
 /** `'name', value, …`: the argument list of json_object and json_build_object. */
 export function namesAndValues(pairs: readonly JsonPair[]): string {
@@ -25,19 +27,22 @@ export function namesAndValues(pairs: readonly JsonPair[]): string {
 }
 
 /**
- * One SQL expression giving a contact's JSON object with the API's field order, for a dialect's
- * `objectOf(pairs)` (e.g. json_object) and `valueOf(column)`; optional fields appear only when set.
+ * One SQL expression giving a contact's JSON object with the fields of `fields` in their order, for a dialect's
+ * `objectOf(pairs)` (e.g. json_object) and `valueOf(field)`; optional fields appear only when set. A migration passes
+ * the field list it was written with, never the live one, so that its SQL stays as released. One branch per set of
+ * optional fields that are set: the first branch whose optional fields left out are all NULL is the row's.
  */
-export function contactJsonExpression(
+export function contactJsonExpression<Field extends { readonly name: string; readonly optional: boolean }>(
+  fields: readonly Field[],
   objectOf: (pairs: readonly JsonPair[]) => string,
-  valueOf: (column: ContactColumn) => string,
+  valueOf: (field: Field) => string,
 ): string {
-  const pair = (column: ContactColumn): JsonPair => [column, valueOf(column)];
-  const base = CONTACT_COLUMNS.filter((column) => !OPTIONAL_COLUMNS.includes(column)).map(pair);
-  const [data, at] = OPTIONAL_COLUMNS as [ContactColumn, ContactColumn];
-  return `CASE
-    WHEN ${data} IS NULL AND ${at} IS NULL THEN ${objectOf(base)}
-    WHEN ${at} IS NULL THEN ${objectOf([...base, pair(data)])}
-    WHEN ${data} IS NULL THEN ${objectOf([...base, pair(at)])}
-    ELSE ${objectOf([...base, pair(data), pair(at)])} END`;
+  const optional = fields.filter((field) => field.optional);
+  const branches = Array.from({ length: 2 ** optional.length }, (_, setBits) => {
+    const left = optional.filter((_field, index) => (setBits & (1 << index)) === 0);
+    const object = objectOf(fields.filter((field) => !left.includes(field)).map((field) => [field.name, valueOf(field)]));
+    return left.length === 0 ? object : `WHEN ${left.map((field) => `${field.name} IS NULL`).join(' AND ')} THEN ${object}`;
+  });
+  if (branches.length === 1) return branches[0]!;
+  return `CASE${branches.map((branch, index) => `\n    ${index === branches.length - 1 ? 'ELSE ' : ''}${branch}`).join('')} END`;
 }

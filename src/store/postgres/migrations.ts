@@ -1,10 +1,18 @@
-import { LATIN_ACCENT_CLASS, LATIN_LETTER_CLASS } from '../../domain/search.js';
-import { CONTACT_COLUMNS, columnKind, postgresTypeOf, type ContactColumn } from '../columns.js';
+import type { ContactFieldKind } from '../../domain/contact.js';
+import { CONTACT_COLUMNS_V1, CONTACT_FIELDS_V1, type MigrationContactField } from '../contact-fields-v1.js';
 import { contactJsonExpression, namesAndValues } from '../contact-row.js';
 import type { Migration } from '../migrator.js';
 
 /** Characters migration 2's search_words column turned into spaces, as that migration was written (it is frozen). */
 const WORD_SEPARATORS = ' \t\n\r-_.,;:!?@#/\\&+()[]{}<>\'"|~*=\u001f';
+
+/**
+ * Latin letters, and the combining marks of the accents that migration 4's folding drops after them: the classes of
+ * domain/search.ts when it was written.
+ */
+const LATIN_LETTER_CLASS =
+  'A-Za-z\u00aa\u00ba\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02af\u1d00-\u1dbf\u1e00-\u1eff\u2c60-\u2c7f\ua720-\ua7ff\uab30-\uab6f';
+const LATIN_ACCENT_CLASS = '\u0300-\u036f';
 
 /** Symbols that glibc classifies as alphanumeric: circled, squared and negative Latin letters (migration 4). */
 const LETTER_SYMBOLS = '\u24b6-\u24e9\u{1f130}-\u{1f149}\u{1f150}-\u{1f169}\u{1f170}-\u{1f189}';
@@ -19,21 +27,29 @@ const isoMillis = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YY
 
 /** A contact's JSON as the API shows it, from the function parameters named after its columns (migration 5). */
 const CONTACT_API_JSON = contactJsonExpression(
+  CONTACT_FIELDS_V1,
   (pairs) => `json_build_object(${namesAndValues(pairs)})`,
-  (column) => (columnKind(column) === 'timestamp' ? isoMillis(column) : column),
+  ({ name, kind }) => (kind === 'timestamp' ? isoMillis(name) : name),
 );
 
-/** The columns holding free-form objects: jsonb until migration 8, json (the text as written) since. */
-const OBJECT_COLUMNS = CONTACT_COLUMNS.filter((column) => postgresTypeOf(column) === 'json');
-const typeBeforeMigration8 = (column: ContactColumn) => (OBJECT_COLUMNS.includes(column) ? 'jsonb' : postgresTypeOf(column));
+/** The column type of each kind of field, as migration 1 created them. */
+const TYPES_OF_MIGRATION_1: Readonly<Record<ContactFieldKind, string>> = {
+  id: 'uuid',
+  text: 'text',
+  tags: 'text[]',
+  object: 'jsonb',
+  timestamp: 'timestamptz',
+};
+/** Free-form objects: jsonb until migration 8, json (the text as written) since. */
+const TYPES_OF_MIGRATION_8 = { ...TYPES_OF_MIGRATION_1, object: 'json' };
 /** The parameters of contacts_api_json, named and typed after the columns. */
-const apiJsonParameters = (typeOf: (column: ContactColumn) => string) =>
-  CONTACT_COLUMNS.map((column) => `${column} ${typeOf(column)}`).join(', ');
+const apiJsonParameters = (fields: readonly MigrationContactField[], types: Readonly<Record<ContactFieldKind, string>>) =>
+  fields.map(({ name, kind }) => `${name} ${types[kind]}`).join(', ');
 
 /** A contact's value as JSON text: strings and arrays through to_json, objects as stored, `null` when NULL. */
-function jsonTextOf(column: ContactColumn): string {
-  if (OBJECT_COLUMNS.includes(column)) return `coalesce(${column}::text, 'null')`;
-  return `coalesce(to_json(${columnKind(column) === 'timestamp' ? isoMillis(column) : column})::text, 'null')`;
+function jsonTextOf({ name, kind }: MigrationContactField): string {
+  if (kind === 'object') return `coalesce(${name}::text, 'null')`;
+  return `coalesce(to_json(${kind === 'timestamp' ? isoMillis(name) : name})::text, 'null')`;
 }
 
 /**
@@ -42,6 +58,7 @@ function jsonTextOf(column: ContactColumn): string {
  * ` : ` and `, ` between members.
  */
 const COMPACT_CONTACT_API_JSON = contactJsonExpression(
+  CONTACT_FIELDS_V1,
   (pairs) => `'{' || ${pairs.map(([name, value], index) => `'${index === 0 ? '' : ','}"${name}":' || ${value}`).join(' || ')} || '}'`,
   jsonTextOf,
 );
@@ -322,7 +339,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     // this one is: to_char reads only the numeric fields of a UTC timestamp, and json_build_object of text, uuid,
     // text[] and jsonb depends on no setting. Adding the column rewrites the contacts table once, under an exclusive lock.
     sql: `
-      CREATE FUNCTION contacts_api_json(${apiJsonParameters(typeBeforeMigration8)})
+      CREATE FUNCTION contacts_api_json(${apiJsonParameters(CONTACT_FIELDS_V1, TYPES_OF_MIGRATION_1)})
       RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
       AS $$
       BEGIN
@@ -331,7 +348,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       $$;
 
       ALTER TABLE contacts ADD COLUMN api_json text
-        GENERATED ALWAYS AS (contacts_api_json(${CONTACT_COLUMNS.join(', ')})) STORED;
+        GENERATED ALWAYS AS (contacts_api_json(${CONTACT_COLUMNS_V1.join(', ')})) STORED;
     `,
   },
   {
@@ -474,15 +491,17 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       $$;
 
       ALTER TABLE contacts DROP COLUMN api_json;
-      DROP FUNCTION contacts_api_json(${apiJsonParameters(typeBeforeMigration8)});
+      DROP FUNCTION contacts_api_json(${apiJsonParameters(CONTACT_FIELDS_V1, TYPES_OF_MIGRATION_1)});
       ALTER TABLE contacts
-        ${OBJECT_COLUMNS.map(
-          (column) => `DROP CONSTRAINT contacts_${column}_check,
+        ${CONTACT_FIELDS_V1.filter(({ kind }) => kind === 'object')
+          .map(
+            ({ name: column }) => `DROP CONSTRAINT contacts_${column}_check,
         ALTER COLUMN ${column} TYPE json USING pg_temp.compact_json(${column})::json,
         ADD CONSTRAINT contacts_${column}_check CHECK (${column} IS NULL OR json_typeof(${column}) = 'object')`,
-        ).join(',\n        ')};
+          )
+          .join(',\n        ')};
 
-      CREATE FUNCTION contacts_api_json(${apiJsonParameters(postgresTypeOf)})
+      CREATE FUNCTION contacts_api_json(${apiJsonParameters(CONTACT_FIELDS_V1, TYPES_OF_MIGRATION_8)})
       RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
       AS $$
       BEGIN
@@ -490,7 +509,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       END
       $$;
       ALTER TABLE contacts ADD COLUMN api_json text
-        GENERATED ALWAYS AS (contacts_api_json(${CONTACT_COLUMNS.join(', ')})) STORED;
+        GENERATED ALWAYS AS (contacts_api_json(${CONTACT_COLUMNS_V1.join(', ')})) STORED;
     `,
   },
   {

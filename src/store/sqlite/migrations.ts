@@ -1,4 +1,4 @@
-import { CONTACT_COLUMNS, columnKind } from '../columns.js';
+import { CONTACT_COLUMNS_V1, CONTACT_FIELDS_V1 } from '../contact-fields-v1.js';
 import { contactJsonExpression, namesAndValues } from '../contact-row.js';
 import type { Migration } from '../migrator.js';
 
@@ -181,13 +181,14 @@ const contactWordsTriggers = (
         ${sql.unindexOld(searchIndexText('old.', sql))};
       END;`;
 
-/** A contact's JSON as the API shows it, from its columns (migration 5). */
+/** A contact's JSON as the API shows it, from its columns (migration 5): tags and objects are kept as JSON text. */
 const CONTACT_API_JSON = contactJsonExpression(
+  CONTACT_FIELDS_V1,
   (pairs) => `json_object(${namesAndValues(pairs)})`,
-  (column) => (columnKind(column) === 'json' ? `json(${column})` : column),
+  ({ name, kind }) => (kind === 'tags' || kind === 'object' ? `json(${name})` : name),
 );
 /** The contacts table's stored columns (migration 1). */
-const CONTACTS_STORED_COLUMNS = ['owner_id', 'is_self', 'merged_into', ...CONTACT_COLUMNS].join(', ');
+const CONTACTS_STORED_COLUMNS = ['owner_id', 'is_self', 'merged_into', ...CONTACT_COLUMNS_V1].join(', ');
 
 /**
  * A row-level trigger that records the contact's change for the owner of each side, at the owner's next change_seq
