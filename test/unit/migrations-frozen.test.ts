@@ -6,8 +6,8 @@ import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 /**
  * The SHA-256 of each released migration's SQL. A database applies a migration once, so a change to one that has
  * shipped never reaches the databases that ran it: change the schema with a new migration instead. Migrations are
- * built from shared constants (the contact's columns, the search text, the trigger bodies); this catches a change
- * to one of those that would rewrite history.
+ * built from constants of their own (the field lists they were written with, the search text, the trigger bodies)
+ * and shared builders (contactJsonExpression); this catches an edit to one of those that would rewrite history.
  */
 const RELEASED = {
   sqlite: [

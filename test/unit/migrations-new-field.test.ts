@@ -8,17 +8,20 @@ import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 
 /** What a maintainer adds to Contact: a field every contact shows, and one shown only when set (as research_data). */
-const NICKNAME = { name: 'nickname' as keyof Contact, kind: 'text', nullable: true, optional: false, description: undefined } as const;
-const VERIFIED_AT = {
+const NICKNAME: ContactField = { name: 'nickname' as keyof Contact, kind: 'text', nullable: true, optional: false, description: undefined };
+const VERIFIED_AT: ContactField = {
   name: 'verified_at' as keyof Contact,
   kind: 'timestamp',
   nullable: false,
   optional: true,
-  description: 'Set.',
-} as const;
-const NEW_FIELDS: readonly ContactField[] = [NICKNAME, VERIFIED_AT];
+  description: undefined,
+};
+const NEW_FIELDS = [NICKNAME, VERIFIED_AT];
 
-/** The store's modules, imported again over a copy of the contact schema with the new fields (nickname before the timestamps). */
+/**
+ * The store's modules, imported again over a copy of the contact's field table (CONTACT_FIELDS, which every column
+ * list derives from) with the new fields: nickname before the service's timestamps, verified_at last.
+ */
 async function importWithNewFields() {
   vi.resetModules();
   vi.doMock('../../src/domain/contact.js', async (importOriginal) => {
@@ -85,8 +88,8 @@ describe('a field added to Contact', () => {
  * The new migration's own list, V1 plus the fields (as src/store/README.md says), builds a contact's JSON in which a
  * field shown only when set is left out exactly when NULL, whichever optional fields are set.
  */
-describe('a contact JSON built from a field list with a third optional field', () => {
-  const fields: readonly MigrationContactField[] = [...CONTACT_FIELDS_V1, { name: 'verified_at', kind: 'timestamp', optional: true }];
+describe('the contact JSON of a new migration, from V1 plus an optional field', () => {
+  const fields: readonly MigrationContactField[] = [...CONTACT_FIELDS_V1, VERIFIED_AT];
   const optional = fields.filter((field) => field.optional).map((field) => field.name);
   const expression = contactJsonExpression(
     fields,
