@@ -42,6 +42,7 @@ const TYPES_OF_MIGRATION_1: Readonly<Record<ContactFieldKind, string>> = {
 };
 /** Free-form objects: jsonb until migration 8, json (the text as written) since. */
 const TYPES_OF_MIGRATION_8 = { ...TYPES_OF_MIGRATION_1, object: 'json' };
+const OBJECT_COLUMNS_V1 = CONTACT_FIELDS_V1.filter(({ kind }) => kind === 'object').map(({ name }) => name);
 /** The parameters of contacts_api_json, named and typed after the columns. */
 const apiJsonParameters = (fields: readonly MigrationContactField[], types: Readonly<Record<ContactFieldKind, string>>) =>
   fields.map(({ name, kind }) => `${name} ${types[kind]}`).join(', ');
@@ -493,13 +494,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE contacts DROP COLUMN api_json;
       DROP FUNCTION contacts_api_json(${apiJsonParameters(CONTACT_FIELDS_V1, TYPES_OF_MIGRATION_1)});
       ALTER TABLE contacts
-        ${CONTACT_FIELDS_V1.filter(({ kind }) => kind === 'object')
-          .map(
-            ({ name: column }) => `DROP CONSTRAINT contacts_${column}_check,
+        ${OBJECT_COLUMNS_V1.map(
+          (column) => `DROP CONSTRAINT contacts_${column}_check,
         ALTER COLUMN ${column} TYPE json USING pg_temp.compact_json(${column})::json,
         ADD CONSTRAINT contacts_${column}_check CHECK (${column} IS NULL OR json_typeof(${column}) = 'object')`,
-          )
-          .join(',\n        ')};
+        ).join(',\n        ')};
 
       CREATE FUNCTION contacts_api_json(${apiJsonParameters(CONTACT_FIELDS_V1, TYPES_OF_MIGRATION_8)})
       RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
