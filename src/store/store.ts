@@ -324,7 +324,10 @@ export interface IdempotencyStore {
    * of a free key exactly one is `claimed`.
    */
   claim(key: IdempotencyKey, fingerprint: string, now: string): Promise<IdempotencyClaim>;
-  /** Keeps the claimed request's answer, for claims to replay. The body is stored as given. */
+  /**
+   * Keeps the claimed request's answer, for claims to replay. The body is stored as given: an answer holding a secret
+   * (a new key) is for the caller to encrypt or leave out.
+   */
   complete(key: IdempotencyKey, status: number, body: string, now: string): Promise<void>;
   /** Forgets a claim whose request failed without an answer to keep (a 5xx), so that a retry runs it; never a completed one. */
   release(key: IdempotencyKey): Promise<void>;
