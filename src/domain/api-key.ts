@@ -8,12 +8,26 @@ export const KEY_RANDOM_LENGTH = 30;
 export const KEY_CHECKSUM_LENGTH = 6;
 export const KEY_PREFIX_PATTERN = /^[a-z][a-z0-9]{1,15}$/;
 
+/** Characters of the secret a key's display form shows at each end. */
+const START_SHOWN = 4;
+const LIVE_MARKER = '_live_';
+
 const SECRET_PATTERN = new RegExp(`^[0-9A-Za-z]{${KEY_RANDOM_LENGTH + KEY_CHECKSUM_LENGTH}}$`);
 
 /** Creates a new plaintext key `<prefix>_live_<random><checksum>`. */
 export function generateApiKey(prefix: string): string {
   const random = randomBase62(KEY_RANDOM_LENGTH);
-  return `${prefix}_live_${random}${checksumOf(random)}`;
+  return `${prefix}${LIVE_MARKER}${random}${checksumOf(random)}`;
+}
+
+/**
+ * What a settings page may show of a key, kept at its creation: `<prefix>_live_` and the secret's first and last
+ * characters (`cnt_live_abcd…wxyz`). It names the key to its owner and leaves 26 random characters unknown.
+ */
+export function apiKeyStart(key: string): string {
+  const secretAt = key.indexOf(LIVE_MARKER) + LIVE_MARKER.length;
+  const secret = key.slice(secretAt);
+  return `${key.slice(0, secretAt)}${secret.slice(0, START_SHOWN)}…${secret.slice(-START_SHOWN)}`;
 }
 
 /**
@@ -21,7 +35,7 @@ export function generateApiKey(prefix: string): string {
  * Needs no database, so typos and garbage are turned away before any lookup.
  */
 export function isWellFormedApiKey(token: string, prefix: string): boolean {
-  const head = `${prefix}_live_`;
+  const head = `${prefix}${LIVE_MARKER}`;
   if (!token.startsWith(head)) return false;
   const secret = token.slice(head.length);
   if (!SECRET_PATTERN.test(secret)) return false;

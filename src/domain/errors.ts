@@ -38,6 +38,14 @@ export class NotFoundError extends PublicError {
   }
 }
 
+/** The request conflicts with what exists: an id or email another user holds, a key that can no longer be rotated. */
+export class ConflictError extends PublicError {
+  override name = 'ConflictError';
+  constructor(message: string) {
+    super(409, message);
+  }
+}
+
 export const DATABASE_BUSY_MESSAGE = 'Too many requests are waiting for the database; retry in a second';
 export const SERVER_BUSY_MESSAGE = 'Too many requests in progress; retry in a second';
 

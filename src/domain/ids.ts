@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { InputError } from './errors.js';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -9,6 +10,16 @@ export function isUuid(value: string): boolean {
 /** The id as stored (lower-case), or null when it is not a UUID and so names nothing. */
 export function canonicalId(value: string): string | null {
   return isUuid(value) ? value.toLowerCase() : null;
+}
+
+/**
+ * A user id the caller chose (a host whose own user ids are UUIDs shares them with us), as stored. Only a UUID: the
+ * same shape as the ids we make, which PostgreSQL stores as uuid and every owner-scoped table references.
+ */
+export function parseChosenId(value: string): string {
+  const id = canonicalId(value);
+  if (id === null) throw new InputError(`id must be a UUID; got "${value}"`);
+  return id;
 }
 
 let lastMillis = 0;

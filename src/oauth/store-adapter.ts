@@ -47,6 +47,7 @@ export class StoreAdapter implements Adapter {
       idHash: hashIdentifier(id),
       payload: JSON.stringify(stored),
       grantId: payload.grantId ?? null,
+      accountId: payload.accountId ?? null,
       uidHash: payload.uid === undefined ? null : hashIdentifier(payload.uid),
       expiresAt: new Date(this.now() + seconds * 1000).toISOString(),
     });

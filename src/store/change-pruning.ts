@@ -39,11 +39,21 @@ export async function pruneOAuthRecordsOnce(store: Pick<Store, 'oauth'>, now = D
   return inBatches((maxRows) => store.oauth.pruneExpired(before, maxRows));
 }
 
+/** Removes Idempotency-Keys whose window has passed, in bounded work per run; returns how many went. */
+export async function pruneIdempotencyKeysOnce(store: Pick<Store, 'idempotency'>, now = Date.now()): Promise<number> {
+  const at = new Date(now).toISOString();
+  return inBatches((maxRows) => store.idempotency.pruneExpired(at, maxRows));
+}
+
 /**
- * Prunes the change feed and expired OAuth records a minute after start, then hourly, never keeping the process alive;
- * returns a stop function.
+ * Prunes the change feed, expired OAuth records and Idempotency-Keys a minute after start, then hourly, never keeping
+ * the process alive; returns a stop function.
  */
-export function pruneChangesPeriodically(store: Pick<Store, 'pruneChanges' | 'oauth'>, retentionDays: number, log: PruneLog): () => void {
+export function pruneChangesPeriodically(
+  store: Pick<Store, 'pruneChanges' | 'oauth' | 'idempotency'>,
+  retentionDays: number,
+  log: PruneLog,
+): () => void {
   let timer: NodeJS.Timeout;
   const schedule = (delayMs: number) => {
     timer = setTimeout(() => {
@@ -51,6 +61,8 @@ export function pruneChangesPeriodically(store: Pick<Store, 'pruneChanges' | 'oa
         .catch((error: unknown) => log.warn({ err: error }, 'pruning the change feed failed; it is tried again in an hour'))
         .then(() => pruneOAuthRecordsOnce(store))
         .catch((error: unknown) => log.warn({ err: error }, 'pruning expired OAuth records failed; it is tried again in an hour'))
+        .then(() => pruneIdempotencyKeysOnce(store))
+        .catch((error: unknown) => log.warn({ err: error }, 'pruning expired Idempotency-Keys failed; it is tried again in an hour'))
         .finally(() => schedule(PRUNE_INTERVAL_MS));
     }, delayMs);
     timer.unref();

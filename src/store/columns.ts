@@ -3,7 +3,17 @@ import { CONTACT_FIELDS, type ContactFieldKind, type ContactValues } from '../do
 /** The users columns a User carries. */
 export const USER_COLUMNS = ['id', 'email', 'name', 'plan', 'created_at'] as const;
 /** The api_keys columns an ApiKeyRecord carries (never the secret's hash). */
-export const KEY_COLUMNS = ['id', 'owner_id', 'label', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'] as const;
+export const KEY_COLUMNS = [
+  'id',
+  'owner_id',
+  'start',
+  'label',
+  'scopes',
+  'created_at',
+  'expires_at',
+  'last_used_at',
+  'revoked_at',
+] as const;
 
 /**
  * The select list of a UserWithKeyCount, from `users` aliased `u`: the key count reads the api_keys_owner index.

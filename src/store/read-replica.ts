@@ -61,6 +61,7 @@ export function withReadReplica(primary: Store, replica: Store, options: ReadRep
     users: primary.users,
     keys: primary.keys,
     oauth: primary.oauth,
+    idempotency: primary.idempotency,
     contacts: {
       listPage: (ownerId, page) => read((contacts) => contacts.listPage(ownerId, page)),
       listPageJson: (ownerId, page) => read((contacts) => contacts.listPageJson(ownerId, page)),

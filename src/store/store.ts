@@ -27,6 +27,8 @@ export interface UserPage {
 export interface ApiKeyRecord {
   id: string;
   owner_id: string;
+  /** The key's display form (apiKeyStart); null for keys made before it was kept. */
+  start: string | null;
   label: string | null;
   scopes: Scope[];
   created_at: string;
@@ -42,9 +44,18 @@ export interface KeyWithOwner {
 }
 
 export interface NewUser {
+  /** The caller's own id for the user, a UUID (parseChosenId); a new one is made when absent. */
+  id?: string;
   email: string;
   name: string | null;
   plan: BillingPlan;
+}
+
+/** What an update changes of a user; a field left out keeps its value. */
+export interface UserChanges {
+  email?: string;
+  name?: string | null;
+  plan?: BillingPlan;
 }
 
 export interface NewApiKey {
@@ -52,6 +63,18 @@ export interface NewApiKey {
   label: string | null;
   scopes: Scope[];
   secretHash: string;
+  /** The key's display form (apiKeyStart); stored as null when absent. */
+  start?: string;
+  expiresAt: string | null;
+}
+
+/** A key's successor, made by a rotation: the same owner, label and scopes as the key it replaces. */
+export interface KeyRotation {
+  oldKeyId: string;
+  /** The old key expires then, or when it already would if that is sooner. */
+  oldExpiresAt: string;
+  secretHash: string;
+  start: string;
   expiresAt: string | null;
 }
 
@@ -112,11 +135,25 @@ export interface FoundContact {
 }
 
 export interface UserStore {
-  /** Creates the user and the user's own self row in contacts. Throws InputError when the email is taken. */
+  /**
+   * Creates the user and the user's own self row in contacts. Throws ConflictError when the id or the email (ignoring
+   * case) is taken, InputError when the id is not a UUID.
+   */
   create(user: NewUser): Promise<User>;
   /** Finds a user by id or by email (case-insensitive). */
   find(idOrEmail: string): Promise<User | null>;
+  /** Throws NotFoundError when there is no such user. */
   setPlan(userId: string, plan: BillingPlan): Promise<User>;
+  /**
+   * Changes the named fields (the self row's name and email with them); null when there is no such user. Throws
+   * ConflictError when another user holds the email (ignoring case).
+   */
+  update(userId: string, changes: UserChanges): Promise<User | null>;
+  /**
+   * Deletes the user and everything that is theirs, in one transaction: keys, contacts, change log, listing state,
+   * and every OAuth record (grant, code, token, session) bound to one of their keys. False when there is no such user.
+   */
+  delete(userId: string): Promise<boolean>;
   /** A page of every user, oldest first (created_at, then id). */
   list(page: PageRequest): Promise<UserPage>;
 }
@@ -124,8 +161,16 @@ export interface UserStore {
 export interface KeyStore {
   create(key: NewApiKey): Promise<ApiKeyRecord>;
   listForOwner(ownerId: string): Promise<ApiKeyRecord[]>;
-  /** Revokes the key; revoking twice keeps the first time. Returns null when no such key exists. */
+  /**
+   * Revokes the key and deletes the OAuth records bound to it (its grants, codes, tokens and sessions), in one
+   * transaction; revoking twice keeps the first time. Returns null when no such key exists.
+   */
   revoke(keyId: string): Promise<ApiKeyRecord | null>;
+  /**
+   * In one transaction: creates the successor of a key and makes the old key expire at `oldExpiresAt` (never later
+   * than it already would). Null when there is no such key; throws ConflictError when it is revoked.
+   */
+  rotate(rotation: KeyRotation): Promise<{ replaced: ApiKeyRecord; created: ApiKeyRecord } | null>;
   findByHash(secretHash: string): Promise<KeyWithOwner | null>;
   /** The key with this id and its owner's plan (what an OAuth grant bound to the key checks); null when none. */
   findById(keyId: string): Promise<KeyWithOwner | null>;
@@ -226,6 +271,8 @@ export interface OAuthRecord {
   idHash: string;
   payload: string;
   grantId: string | null;
+  /** The payload's accountId: the id of the API key a grant, code, token or session is bound to. */
+  accountId: string | null;
   uidHash: string | null;
   expiresAt: string;
 }
@@ -253,12 +300,48 @@ export interface OAuthStore {
   pruneExpired(before: string, maxRows: number): Promise<number>;
 }
 
+/** A request's Idempotency-Key, within the operation it was sent to (`POST /admin/v1/users/u1/keys`). */
+export interface IdempotencyKey {
+  scope: string;
+  key: string;
+}
+
+/**
+ * What a claim of an Idempotency-Key found: the key was free (`claimed`: run the request, then complete or release);
+ * the request ran already (`replay` its answer); the key came with another request (`mismatch`); or the request is
+ * running elsewhere (`in_progress`).
+ */
+export type IdempotencyClaim =
+  { state: 'claimed' } | { state: 'replay'; status: number; body: string } | { state: 'mismatch' } | { state: 'in_progress' };
+
+/**
+ * Idempotency-Keys and the answers they gave, shared by every process (Stripe's semantics). A key holds for
+ * IDEMPOTENCY_WINDOW_MS from its claim; after that a claim takes it afresh.
+ */
+export interface IdempotencyStore {
+  /**
+   * Claims the key for the request whose fingerprint (a hash of method, path and body) is given. Of concurrent claims
+   * of a free key exactly one is `claimed`.
+   */
+  claim(key: IdempotencyKey, fingerprint: string, now: string): Promise<IdempotencyClaim>;
+  /**
+   * Keeps the claimed request's answer, for claims to replay. The body is stored as given: an answer holding a secret
+   * (a new key) is for the caller to encrypt or leave out.
+   */
+  complete(key: IdempotencyKey, status: number, body: string, now: string): Promise<void>;
+  /** Forgets a claim whose request failed without an answer to keep (a 5xx), so that a retry runs it; never a completed one. */
+  release(key: IdempotencyKey): Promise<void>;
+  /** Removes up to `maxRows` keys whose window had passed at `now`; returns how many. */
+  pruneExpired(now: string, maxRows: number): Promise<number>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   readonly users: UserStore;
   readonly keys: KeyStore;
   readonly contacts: ContactStore;
   readonly oauth: OAuthStore;
+  readonly idempotency: IdempotencyStore;
   /** Applies pending migrations; safe to call from several processes at once. Returns versions applied. */
   migrate(): Promise<number[]>;
   /**

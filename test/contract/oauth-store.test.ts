@@ -10,6 +10,7 @@ const record = (kind: string, idHash: string, overrides: Partial<OAuthRecord> = 
   idHash,
   payload: JSON.stringify({ kind, idHash }),
   grantId: null,
+  accountId: null,
   uidHash: null,
   expiresAt: iso(60_000),
   ...overrides,

@@ -486,6 +486,26 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
       expect(response.headers['www-authenticate']).toMatch(/^Bearer error="insufficient_scope", /);
     });
 
+    it("binds a grant's records to its key: deleting the key's owner removes every one of them, and the token is refused", async () => {
+      const { store } = db();
+      const owner = await createUser(store);
+      const key = await createKey(store, owner.id);
+      const tokens = await exchange(await approve(key.key));
+      const boundKinds = async () => {
+        const other = await openOtherConnection(db());
+        try {
+          const rows = await other.rows<{ kind: string }>('SELECT kind FROM oauth_records WHERE account_id = ? ORDER BY kind', key.id);
+          return [...new Set(rows.map((row) => row.kind))];
+        } finally {
+          await other.close();
+        }
+      };
+      expect(await boundKinds()).toEqual(expect.arrayContaining(['AccessToken', 'AuthorizationCode', 'Grant', 'RefreshToken', 'Session']));
+      expect(await store.users.delete(owner.id)).toBe(true);
+      expect(await boundKinds()).toEqual([]);
+      expect((await callMcp(bearer(tokens.access_token))).statusCode).toBe(401);
+    });
+
     it('a token for the REST API is not a key: OAuth tokens open /mcp only', async () => {
       const { query, verifier } = await approve();
       const tokens = (

@@ -4,6 +4,7 @@ import {
   KEY_CHECKSUM_LENGTH,
   KEY_PREFIX_PATTERN,
   KEY_RANDOM_LENGTH,
+  apiKeyStart,
   generateApiKey,
   hashApiKey,
   isWellFormedApiKey,
@@ -203,6 +204,23 @@ describe('isWellFormedApiKey shape', () => {
   it('rejects 36 base62 characters whose checksum does not match', () => {
     expect(isWellFormedApiKey(HEAD + '0'.repeat(36), PREFIX)).toBe(false);
     expect(isWellFormedApiKey(HEAD + secret.slice(0, 30) + '000000', PREFIX)).toBe(false);
+  });
+});
+
+describe('apiKeyStart', () => {
+  it('shows the head and the first and last 4 characters of the secret, joined by an ellipsis', () => {
+    expect(apiKeyStart(`cnt_live_abcd${'0'.repeat(28)}wxyz`)).toBe('cnt_live_abcd…wxyz');
+    expect(apiKeyStart(`acme42_live_ABCD${'x'.repeat(28)}9876`)).toBe('acme42_live_ABCD…9876');
+  });
+
+  it("shows 4 of a generated key's 30 random characters, and 4 of its checksum", () => {
+    for (let i = 0; i < 50; i++) {
+      const key = generateApiKey(PREFIX);
+      const start = apiKeyStart(key);
+      expect(start).toMatch(/^cnt_live_[0-9A-Za-z]{4}…[0-9A-Za-z]{4}$/);
+      expect(start.slice(HEAD.length, HEAD.length + 4)).toBe(secretOf(key).slice(0, 4));
+      expect(start.slice(-4)).toBe(secretOf(key).slice(-4));
+    }
   });
 });
 

@@ -38,6 +38,7 @@ class FakeKeyStore implements KeyStore {
       key: {
         id: KEY_ID,
         owner_id: OWNER_ID,
+        start: null,
         label: null,
         scopes: [READ],
         created_at: '2024-01-01T00:00:00.000Z',
@@ -73,6 +74,10 @@ class FakeKeyStore implements KeyStore {
   }
 
   revoke(): never {
+    throw new Error('not used by the authenticator');
+  }
+
+  rotate(): never {
     throw new Error('not used by the authenticator');
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isUuid, newId } from '../../src/domain/ids.js';
+import { InputError } from '../../src/domain/errors.js';
+import { isUuid, newId, parseChosenId } from '../../src/domain/ids.js';
 
 const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -42,6 +43,23 @@ describe('isUuid', () => {
     '0190a3c4_5b6d_7e8f_9a0b_1c2d3e4f5a6b',
   ])('refuses %j', (value) => {
     expect(isUuid(value)).toBe(false);
+  });
+});
+
+describe('parseChosenId', () => {
+  it('takes a UUID of any version in any case, as stored: lower-case', () => {
+    expect(parseChosenId('123E4567-E89B-12D3-A456-426614174000')).toBe('123e4567-e89b-12d3-a456-426614174000');
+    expect(parseChosenId('0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b')).toBe('0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b');
+  });
+
+  it.each([
+    '',
+    'user_42',
+    '123e4567e89b12d3a456426614174000',
+    '{123e4567-e89b-12d3-a456-426614174000}',
+    ' 123e4567-e89b-12d3-a456-426614174000',
+  ])('refuses %j with InputError naming the field', (value) => {
+    expect(() => parseChosenId(value)).toThrow(new InputError(`id must be a UUID; got "${value}"`));
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuthError, WWW_AUTHENTICATE } from '../../src/auth/authenticator.js';
 import { ConfigError } from '../../src/config.js';
-import { INTERNAL_ERROR_MESSAGE, InputError, NotFoundError, PublicError, publicOutcome } from '../../src/domain/errors.js';
+import { ConflictError, INTERNAL_ERROR_MESSAGE, InputError, NotFoundError, PublicError, publicOutcome } from '../../src/domain/errors.js';
 import { httpOutcome, REQUEST_TIMEOUT_MESSAGE } from '../../src/http/errors.js';
 
 const fastifyError = (code: string, statusCode: number, message: string) => Object.assign(new Error(message), { code, statusCode });
@@ -14,6 +14,13 @@ describe('the one mapping from an error to what the caller sees (HTTP, MCP and C
       new NotFoundError('No user with id x'),
       404,
       'No user with id x',
+      {},
+    ],
+    [
+      '409: a conflict (a taken id or email) keeps its message',
+      new ConflictError('A user with email a@example.com already exists'),
+      409,
+      'A user with email a@example.com already exists',
       {},
     ],
     [

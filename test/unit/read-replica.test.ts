@@ -36,6 +36,7 @@ function fakeStore(name: string) {
     users: {} as Store['users'],
     keys: {} as Store['keys'],
     oauth: {} as Store['oauth'],
+    idempotency: {} as Store['idempotency'],
     contacts,
     bulkImport: () => answer('bulkImport', { usersCreated: 0, contacts: 0 }),
     migrate: () => answer('migrate', [1]),
@@ -80,10 +81,11 @@ describe('withReadReplica routing', () => {
     expect(primary.calls).toEqual([]);
   });
 
-  it('keeps keys, users, imports, merges, migrations and readiness on the primary, so key checks never read the replica', async () => {
+  it('keeps keys, users, Idempotency-Keys, imports, merges, migrations and readiness on the primary, so key checks never read the replica', async () => {
     const { store, replica, primary } = setup();
     expect(store.keys).toBe(primary.store.keys);
     expect(store.users).toBe(primary.store.users);
+    expect(store.idempotency).toBe(primary.store.idempotency);
     await store.contacts.importContacts('owner', []);
     await store.contacts.merge('owner', 'a', 'b');
     await store.migrate();

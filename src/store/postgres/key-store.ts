@@ -2,8 +2,39 @@ import type pg from 'pg';
 import type { BillingPlan } from '../../domain/billing-plan.js';
 import { canonicalId, newId } from '../../domain/ids.js';
 import { columnList, KEY_COLUMNS } from '../columns.js';
+import { revokedKeyConflict, successorKey } from '../key-rotation.js';
 import type { KeyUse, KeyUseRecorder } from '../key-use-recorder.js';
-import type { ApiKeyRecord, KeyStore, KeyWithOwner, NewApiKey } from '../store.js';
+import type { ApiKeyRecord, KeyRotation, KeyStore, KeyWithOwner, NewApiKey } from '../store.js';
+import { inTransaction } from './transaction.js';
+
+const INSERT_KEY_SQL = `INSERT INTO api_keys (id, owner_id, label, scopes, secret_hash, start, created_at, expires_at)
+  VALUES ($1::uuid, $2::uuid, $3::text, $4::text[], $5::text, $6::text, $7::timestamptz, $8::timestamptz)
+  RETURNING ${columnList(KEY_COLUMNS)}`;
+
+/** The OAuth records bound to the key go in the same statement as its revocation. */
+const REVOKE_KEY_SQL = `WITH revoked AS (
+    UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1::timestamptz) WHERE id = $2::uuid RETURNING ${columnList(KEY_COLUMNS)}
+  ), oauth AS (
+    DELETE FROM oauth_records WHERE account_id IN (SELECT id::text FROM revoked)
+  )
+  SELECT ${columnList(KEY_COLUMNS)} FROM revoked`;
+
+/** The key a rotation replaces, locked: it expires at the rotation's time or its own, whichever is sooner. */
+const EXPIRE_REPLACED_KEY_SQL = `UPDATE api_keys SET expires_at = least(expires_at, $1::timestamptz)
+  WHERE id = $2::uuid AND revoked_at IS NULL RETURNING ${columnList(KEY_COLUMNS)}`;
+
+function insertKeyValues(key: NewApiKey): unknown[] {
+  return [
+    newId(),
+    canonicalId(key.ownerId),
+    key.label,
+    key.scopes,
+    key.secretHash,
+    key.start ?? null,
+    new Date().toISOString(),
+    key.expiresAt,
+  ];
+}
 
 export class PostgresKeyStore implements KeyStore {
   constructor(
@@ -12,12 +43,7 @@ export class PostgresKeyStore implements KeyStore {
   ) {}
 
   async create(key: NewApiKey): Promise<ApiKeyRecord> {
-    const { rows } = await this.pool.query<ApiKeyRecord>(
-      `INSERT INTO api_keys (id, owner_id, label, scopes, secret_hash, created_at, expires_at)
-       VALUES ($1::uuid, $2::uuid, $3::text, $4::text[], $5::text, $6::timestamptz, $7::timestamptz)
-       RETURNING ${columnList(KEY_COLUMNS)}`,
-      [newId(), canonicalId(key.ownerId), key.label, key.scopes, key.secretHash, new Date().toISOString(), key.expiresAt],
-    );
+    const { rows } = await this.pool.query<ApiKeyRecord>(INSERT_KEY_SQL, insertKeyValues(key));
     return rows[0]!;
   }
 
@@ -34,12 +60,24 @@ export class PostgresKeyStore implements KeyStore {
   async revoke(keyId: string): Promise<ApiKeyRecord | null> {
     const id = canonicalId(keyId);
     if (id === null) return null;
-    const { rows } = await this.pool.query<ApiKeyRecord>(
-      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1::timestamptz) WHERE id = $2::uuid
-       RETURNING ${columnList(KEY_COLUMNS)}`,
-      [new Date().toISOString(), id],
-    );
+    const { rows } = await this.pool.query<ApiKeyRecord>(REVOKE_KEY_SQL, [new Date().toISOString(), id]);
     return rows[0] ?? null;
+  }
+
+  async rotate(rotation: KeyRotation): Promise<{ replaced: ApiKeyRecord; created: ApiKeyRecord } | null> {
+    const id = canonicalId(rotation.oldKeyId);
+    if (id === null) return null;
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<ApiKeyRecord>(EXPIRE_REPLACED_KEY_SQL, [rotation.oldExpiresAt, id]);
+      const replaced = rows[0];
+      if (!replaced) {
+        const { rowCount } = await client.query('SELECT 1 FROM api_keys WHERE id = $1::uuid', [id]);
+        if (rowCount === 1) throw revokedKeyConflict(id);
+        return null;
+      }
+      const { rows: created } = await client.query<ApiKeyRecord>(INSERT_KEY_SQL, insertKeyValues(successorKey(replaced, rotation)));
+      return { replaced, created: created[0]! };
+    });
   }
 
   async findByHash(secretHash: string): Promise<KeyWithOwner | null> {

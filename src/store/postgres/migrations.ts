@@ -533,4 +533,31 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         WHERE email IS NOT NULL AND merged_into IS NULL AND NOT is_self;
     `,
   },
+  {
+    version: 11,
+    name: 'admin API: key display form, OAuth records by key, idempotency keys',
+    // As SQLite's migration 11. account_id is text: oidc-provider's accountId is whatever the server names an
+    // account by (a key id here), and it is compared with api_keys.id as text.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN start text;
+
+      ALTER TABLE oauth_records ADD COLUMN account_id text;
+      UPDATE oauth_records SET account_id = payload::jsonb ->> 'accountId'
+        WHERE jsonb_typeof(payload::jsonb -> 'accountId') = 'string';
+      CREATE INDEX oauth_records_account ON oauth_records (account_id) WHERE account_id IS NOT NULL;
+
+      CREATE TABLE idempotency_keys (
+        scope            text NOT NULL,
+        idempotency_key  text NOT NULL,
+        fingerprint      text NOT NULL,
+        status           integer,
+        body             text,
+        created_at       timestamptz NOT NULL,
+        completed_at     timestamptz,
+        PRIMARY KEY (scope, idempotency_key),
+        CHECK ((status IS NULL) = (completed_at IS NULL) AND (body IS NULL) = (completed_at IS NULL))
+      );
+      CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);
+    `,
+  },
 ];

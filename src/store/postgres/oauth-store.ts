@@ -10,11 +10,11 @@ export class PostgresOAuthStore implements OAuthStore {
   async save(record: OAuthRecord): Promise<void> {
     await this.pool.query({
       name: 'oauth_records_save',
-      text: `INSERT INTO oauth_records (kind, id_hash, payload, grant_id, uid_hash, expires_at)
-             VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::timestamptz)
+      text: `INSERT INTO oauth_records (kind, id_hash, payload, grant_id, account_id, uid_hash, expires_at)
+             VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::timestamptz)
              ON CONFLICT (kind, id_hash) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id,
-               uid_hash = EXCLUDED.uid_hash, expires_at = EXCLUDED.expires_at`,
-      values: [record.kind, record.idHash, record.payload, record.grantId, record.uidHash, record.expiresAt],
+               account_id = EXCLUDED.account_id, uid_hash = EXCLUDED.uid_hash, expires_at = EXCLUDED.expires_at`,
+      values: [record.kind, record.idHash, record.payload, record.grantId, record.accountId, record.uidHash, record.expiresAt],
     });
   }
 

@@ -3,10 +3,22 @@ import { importInBulk } from '../bulk-import.js';
 import { KeyUseRecorder } from '../key-use-recorder.js';
 import { runMigrations, type MigrationDialect } from '../migrator.js';
 import type { PagedListingOptions } from '../paged-listing.js';
-import type { ContactStore, KeyStore, NewUser, OAuthStore, OwnerBatch, PoolStats, Store, StoreOptions, UserStore } from '../store.js';
+import type {
+  ContactStore,
+  IdempotencyStore,
+  KeyStore,
+  NewUser,
+  OAuthStore,
+  OwnerBatch,
+  PoolStats,
+  Store,
+  StoreOptions,
+  UserStore,
+} from '../store.js';
 import { postgresPruneChanges } from './changes.js';
 import { openPool } from './connection.js';
 import { PostgresContactStore } from './contact-store.js';
+import { PostgresIdempotencyStore } from './idempotency-store.js';
 import { PostgresKeyStore, recordKeyUsesUnlessLocked } from './key-store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PostgresOAuthStore } from './oauth-store.js';
@@ -57,6 +69,7 @@ class PostgresStore implements Store {
   readonly keys: KeyStore;
   readonly contacts: ContactStore;
   readonly oauth: OAuthStore;
+  readonly idempotency: IdempotencyStore;
   private readonly keyUses: KeyUseRecorder;
   private closed = false;
 
@@ -69,6 +82,7 @@ class PostgresStore implements Store {
     this.keys = new PostgresKeyStore(pool, this.keyUses);
     this.contacts = new PostgresContactStore(pool, listingOptions);
     this.oauth = new PostgresOAuthStore(pool);
+    this.idempotency = new PostgresIdempotencyStore(pool);
   }
 
   async migrate(): Promise<number[]> {

@@ -2,8 +2,9 @@ import type { BillingPlan } from '../../domain/billing-plan.js';
 import { canonicalId, newId } from '../../domain/ids.js';
 import type { Scope } from '../../domain/scopes.js';
 import { columnList, KEY_COLUMNS } from '../columns.js';
+import { revokedKeyConflict, successorKey } from '../key-rotation.js';
 import type { KeyUse, KeyUseRecorder } from '../key-use-recorder.js';
-import type { ApiKeyRecord, KeyStore, KeyWithOwner, NewApiKey } from '../store.js';
+import type { ApiKeyRecord, KeyRotation, KeyStore, KeyWithOwner, NewApiKey } from '../store.js';
 import type { Row, StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 
@@ -15,22 +16,25 @@ export class SqliteKeyStore implements KeyStore {
   ) {}
 
   async create(key: NewApiKey): Promise<ApiKeyRecord> {
-    const row = await this.writeLock.run(() =>
-      this.statements
-        .get(
-          `INSERT INTO api_keys (id, owner_id, label, scopes, secret_hash, created_at, expires_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${columnList(KEY_COLUMNS)}`,
-        )
-        .get(
-          newId(),
-          canonicalId(key.ownerId),
-          key.label,
-          JSON.stringify(key.scopes),
-          key.secretHash,
-          new Date().toISOString(),
-          key.expiresAt,
-        ),
-    );
+    return this.writeLock.run(() => this.insert(key));
+  }
+
+  private insert(key: NewApiKey): ApiKeyRecord {
+    const row = this.statements
+      .get(
+        `INSERT INTO api_keys (id, owner_id, label, scopes, secret_hash, start, created_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${columnList(KEY_COLUMNS)}`,
+      )
+      .get(
+        newId(),
+        canonicalId(key.ownerId),
+        key.label,
+        JSON.stringify(key.scopes),
+        key.secretHash,
+        key.start ?? null,
+        new Date().toISOString(),
+        key.expiresAt,
+      );
     return keyFromRow(row as Row);
   }
 
@@ -42,12 +46,38 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async revoke(keyId: string): Promise<ApiKeyRecord | null> {
-    const row = await this.writeLock.run(() =>
-      this.statements
+    const id = canonicalId(keyId);
+    const row = await this.writeLock.run(() => {
+      const revoked = this.statements
         .get(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${columnList(KEY_COLUMNS)}`)
-        .get(new Date().toISOString(), canonicalId(keyId)),
-    );
+        .get(new Date().toISOString(), id);
+      if (revoked) this.statements.get('DELETE FROM oauth_records WHERE account_id = ?').run(id);
+      return revoked;
+    });
     return row ? keyFromRow(row as Row) : null;
+  }
+
+  async rotate(rotation: KeyRotation): Promise<{ replaced: ApiKeyRecord; created: ApiKeyRecord } | null> {
+    const id = canonicalId(rotation.oldKeyId);
+    if (id === null) return null;
+    return this.writeLock.run(() => {
+      const old = this.statements
+        .get(
+          `UPDATE api_keys SET expires_at = min(coalesce(expires_at, ?), ?) WHERE id = ? AND revoked_at IS NULL
+           RETURNING ${columnList(KEY_COLUMNS)}`,
+        )
+        .get(rotation.oldExpiresAt, rotation.oldExpiresAt, id) as Row | undefined;
+      if (!old) return this.refuseRotation(id);
+      const replaced = keyFromRow(old);
+      const created = this.insert(successorKey(replaced, rotation));
+      return { replaced, created };
+    });
+  }
+
+  /** Why a key cannot be rotated: there is none (null), or it is revoked. */
+  private refuseRotation(id: string): null {
+    if (this.statements.get('SELECT 1 FROM api_keys WHERE id = ?').get(id)) throw revokedKeyConflict(id);
+    return null;
   }
 
   async findByHash(secretHash: string): Promise<KeyWithOwner | null> {
@@ -89,6 +119,7 @@ function keyFromRow(row: Row): ApiKeyRecord {
   return {
     id: row.id as string,
     owner_id: row.owner_id as string,
+    start: row.start as string | null,
     label: row.label as string | null,
     scopes: JSON.parse(row.scopes as string) as Scope[],
     created_at: row.created_at as string,

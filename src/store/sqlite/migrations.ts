@@ -442,4 +442,33 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
         WHERE email IS NOT NULL AND merged_into IS NULL AND is_self = 0;
     `,
   },
+  {
+    version: 11,
+    name: 'admin API: key display form, OAuth records by key, idempotency keys',
+    // A key keeps its display form (apiKeyStart; NULL for keys made before). Each OAuth record keeps the id of the
+    // API key it is bound to (oidc-provider's accountId, in the payload of grants, codes, tokens and sessions), so
+    // revoking a key or deleting its owner removes them with one indexed statement. Idempotency-Keys hold the first
+    // answer of an admin API request for a day (the store's claim and prune).
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN start TEXT;
+
+      ALTER TABLE oauth_records ADD COLUMN account_id TEXT;
+      UPDATE oauth_records SET account_id = json_extract(payload, '$.accountId')
+        WHERE json_type(payload, '$.accountId') = 'text';
+      CREATE INDEX oauth_records_account ON oauth_records (account_id) WHERE account_id IS NOT NULL;
+
+      CREATE TABLE idempotency_keys (
+        scope            TEXT NOT NULL,
+        idempotency_key  TEXT NOT NULL,
+        fingerprint      TEXT NOT NULL,
+        status           INTEGER,
+        body             TEXT,
+        created_at       TEXT NOT NULL,
+        completed_at     TEXT,
+        PRIMARY KEY (scope, idempotency_key),
+        CHECK ((status IS NULL) = (completed_at IS NULL) AND (body IS NULL) = (completed_at IS NULL))
+      ) WITHOUT ROWID;
+      CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);
+    `,
+  },
 ];

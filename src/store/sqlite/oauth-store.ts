@@ -13,11 +13,11 @@ export class SqliteOAuthStore implements OAuthStore {
     await this.writeLock.run(() =>
       this.statements
         .get(
-          `INSERT INTO oauth_records (kind, id_hash, payload, grant_id, uid_hash, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+          `INSERT INTO oauth_records (kind, id_hash, payload, grant_id, account_id, uid_hash, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (kind, id_hash) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id,
-             uid_hash = excluded.uid_hash, expires_at = excluded.expires_at`,
+             account_id = excluded.account_id, uid_hash = excluded.uid_hash, expires_at = excluded.expires_at`,
         )
-        .run(record.kind, record.idHash, record.payload, record.grantId, record.uidHash, record.expiresAt),
+        .run(record.kind, record.idHash, record.payload, record.grantId, record.accountId, record.uidHash, record.expiresAt),
     );
   }
 

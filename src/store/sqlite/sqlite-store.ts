@@ -3,11 +3,12 @@ import { importInBulk } from '../bulk-import.js';
 import { KeyUseRecorder } from '../key-use-recorder.js';
 import { pendingMigrations, runMigrations, type MigrationDialect } from '../migrator.js';
 import type { PagedListingOptions } from '../paged-listing.js';
-import type { KeyStore, NewUser, OAuthStore, OwnerBatch, Store, StoreOptions, UserStore } from '../store.js';
+import type { IdempotencyStore, KeyStore, NewUser, OAuthStore, OwnerBatch, Store, StoreOptions, UserStore } from '../store.js';
 import { SqliteBulkLoad } from './bulk-load.js';
 import { sqlitePruneChanges } from './changes.js';
 import { openDatabase } from './connection.js';
 import { SqliteContactStore } from './contact-store.js';
+import { SqliteIdempotencyStore } from './idempotency-store.js';
 import { recordKeyUsesIfFree, SqliteKeyStore } from './key-store.js';
 import { SqliteOAuthStore } from './oauth-store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
@@ -65,6 +66,7 @@ class SqliteStore implements Store {
   readonly keys: KeyStore;
   readonly contacts: SqliteContactStore;
   readonly oauth: OAuthStore;
+  readonly idempotency: IdempotencyStore;
   private readonly keyUses: KeyUseRecorder;
   private readonly statements: StatementCache;
 
@@ -81,6 +83,7 @@ class SqliteStore implements Store {
     this.keys = new SqliteKeyStore(statements, writeLock, this.keyUses);
     this.contacts = new SqliteContactStore(statements, writeLock, listingOptions);
     this.oauth = new SqliteOAuthStore(statements, writeLock);
+    this.idempotency = new SqliteIdempotencyStore(statements, writeLock);
   }
 
   async migrate(): Promise<number[]> {

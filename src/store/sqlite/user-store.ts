@@ -1,11 +1,22 @@
 import type { BillingPlan } from '../../domain/billing-plan.js';
-import { InputError, NotFoundError } from '../../domain/errors.js';
-import { canonicalId, newId } from '../../domain/ids.js';
+import { NotFoundError } from '../../domain/errors.js';
+import { canonicalId, newId, parseChosenId } from '../../domain/ids.js';
 import type { PageRequest } from '../../domain/pagination.js';
 import { columnList, USER_COLUMNS, userWithKeyCountList } from '../columns.js';
-import type { NewUser, User, UserPage, UserStore, UserWithKeyCount } from '../store.js';
+import type { NewUser, User, UserChanges, UserPage, UserStore, UserWithKeyCount } from '../store.js';
+import { userConflict } from '../user-conflict.js';
 import type { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
+
+const UPDATE_USER_SQL = `UPDATE users
+  SET email = coalesce(?, email), plan = coalesce(?, plan), name = CASE WHEN ? THEN ? ELSE name END, updated_at = ?
+  WHERE id = ? RETURNING ${columnList(USER_COLUMNS)}`;
+/** The self row follows the user's name and email; written only when one of them changed. */
+const UPDATE_SELF_ROW_SQL = `UPDATE contacts SET name = ?, email = ?, updated_at = ?
+  WHERE owner_id = ? AND is_self = 1 AND (name IS NOT ? OR email IS NOT ?)`;
+
+const UNIQUE_FAILURES = new Set(['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']);
+const isUniqueFailure = (error: unknown) => UNIQUE_FAILURES.has((error as { code?: unknown } | null)?.code as string);
 
 export class SqliteUserStore implements UserStore {
   constructor(
@@ -15,7 +26,8 @@ export class SqliteUserStore implements UserStore {
 
   async create(user: NewUser): Promise<User> {
     const now = new Date().toISOString();
-    const created: User = { id: newId(), email: user.email, name: user.name, plan: user.plan, created_at: now };
+    const id = user.id === undefined ? newId() : parseChosenId(user.id);
+    const created: User = { id, email: user.email, name: user.name, plan: user.plan, created_at: now };
     const insert = () => {
       this.statements
         .get('INSERT INTO users (id, email, name, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
@@ -30,10 +42,8 @@ export class SqliteUserStore implements UserStore {
     try {
       await this.writeLock.run(insert);
     } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
-        throw new InputError(`A user with email ${user.email} already exists`);
-      }
-      throw error;
+      if (!isUniqueFailure(error)) throw error;
+      throw (error as Error).message.includes('users.id') ? userConflict('id', id) : userConflict('email', user.email);
     }
     return created;
   }
@@ -48,13 +58,38 @@ export class SqliteUserStore implements UserStore {
   }
 
   async setPlan(userId: string, plan: BillingPlan): Promise<User> {
-    const row = await this.writeLock.run(() =>
-      this.statements
-        .get(`UPDATE users SET plan = ?, updated_at = ? WHERE id = ? RETURNING ${columnList(USER_COLUMNS)}`)
-        .get(plan, new Date().toISOString(), canonicalId(userId)),
-    );
-    if (!row) throw new NotFoundError(`No user with id ${userId}`);
-    return row as User;
+    const user = await this.update(userId, { plan });
+    if (!user) throw new NotFoundError(`No user with id ${userId}`);
+    return user;
+  }
+
+  async update(userId: string, changes: UserChanges): Promise<User | null> {
+    const id = canonicalId(userId);
+    if (id === null) return null;
+    const now = new Date().toISOString();
+    const write = () => {
+      const user = this.statements
+        .get(UPDATE_USER_SQL)
+        .get(changes.email ?? null, changes.plan ?? null, changes.name !== undefined ? 1 : 0, changes.name ?? null, now, id) as
+        User | undefined;
+      if (user) this.statements.get(UPDATE_SELF_ROW_SQL).run(user.name, user.email, now, id, user.name, user.email);
+      return user ?? null;
+    };
+    try {
+      return await this.writeLock.run(write);
+    } catch (error) {
+      // The id stays: only the email can be another user's.
+      throw isUniqueFailure(error) ? userConflict('email', changes.email!) : error;
+    }
+  }
+
+  async delete(userId: string): Promise<boolean> {
+    const id = canonicalId(userId);
+    if (id === null) return false;
+    return this.writeLock.run(() => {
+      this.statements.get('DELETE FROM oauth_records WHERE account_id IN (SELECT id FROM api_keys WHERE owner_id = ?)').run(id);
+      return this.statements.get('DELETE FROM users WHERE id = ?').run(id).changes > 0;
+    });
   }
 
   async list(page: PageRequest): Promise<UserPage> {

@@ -1,0 +1,59 @@
+import { idempotencyWindowStart } from '../../domain/idempotency.js';
+import { claimOfHeld, type HeldIdempotencyKey } from '../idempotency.js';
+import type { IdempotencyClaim, IdempotencyKey, IdempotencyStore } from '../store.js';
+import type { StatementCache } from './statements.js';
+import type { SqliteWriteLock } from './transaction.js';
+
+/** Takes a free key, or one whose window has passed (its answer is forgotten); returns a row only when it did. */
+const CLAIM_SQL = `INSERT INTO idempotency_keys (scope, idempotency_key, fingerprint, created_at) VALUES (?, ?, ?, ?)
+  ON CONFLICT (scope, idempotency_key) DO UPDATE SET fingerprint = excluded.fingerprint, status = NULL, body = NULL,
+    created_at = excluded.created_at, completed_at = NULL
+  WHERE idempotency_keys.created_at < ?
+  RETURNING 1`;
+
+export class SqliteIdempotencyStore implements IdempotencyStore {
+  constructor(
+    private readonly statements: StatementCache,
+    private readonly writeLock: SqliteWriteLock,
+  ) {}
+
+  // One write transaction for both statements: no other claim, in this process or another, comes between them.
+  async claim({ scope, key }: IdempotencyKey, fingerprint: string, now: string): Promise<IdempotencyClaim> {
+    return this.writeLock.run(() => {
+      if (this.statements.get(CLAIM_SQL).get(scope, key, fingerprint, now, idempotencyWindowStart(now))) return { state: 'claimed' };
+      const held = this.statements
+        .get('SELECT fingerprint, status, body FROM idempotency_keys WHERE scope = ? AND idempotency_key = ?')
+        .get(scope, key) as HeldIdempotencyKey;
+      return claimOfHeld(held, fingerprint);
+    });
+  }
+
+  async complete({ scope, key }: IdempotencyKey, status: number, body: string, now: string): Promise<void> {
+    await this.writeLock.run(() =>
+      this.statements
+        .get(
+          `UPDATE idempotency_keys SET status = ?, body = ?, completed_at = ?
+           WHERE scope = ? AND idempotency_key = ? AND completed_at IS NULL`,
+        )
+        .run(status, body, now, scope, key),
+    );
+  }
+
+  async release({ scope, key }: IdempotencyKey): Promise<void> {
+    await this.writeLock.run(() =>
+      this.statements.get('DELETE FROM idempotency_keys WHERE scope = ? AND idempotency_key = ? AND completed_at IS NULL').run(scope, key),
+    );
+  }
+
+  async pruneExpired(now: string, maxRows: number): Promise<number> {
+    return this.writeLock.run(
+      () =>
+        this.statements
+          .get(
+            `DELETE FROM idempotency_keys WHERE (scope, idempotency_key) IN (
+               SELECT scope, idempotency_key FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT ?)`,
+          )
+          .run(idempotencyWindowStart(now), maxRows).changes,
+    );
+  }
+}
