@@ -1,7 +1,8 @@
 import { LATIN_ACCENT_CLASS, LATIN_LETTER_CLASS } from '../../domain/search.js';
-import { CONTACT_COLUMNS, columnKind, postgresTypeOf, type ContactColumn } from '../columns.js';
+import { CONTACT_COLUMNS, columnKind, type ContactColumn } from '../columns.js';
 import { contactJsonExpression, namesAndValues } from '../contact-row.js';
 import type { Migration } from '../migrator.js';
+import { postgresTypeOf } from './dialect.js';
 
 /** Characters migration 2's search_words column turned into spaces, as that migration was written (it is frozen). */
 const WORD_SEPARATORS = ' \t\n\r-_.,;:!?@#/\\&+()[]{}<>\'"|~*=\u001f';

@@ -6,6 +6,7 @@ import type { PageRequest } from '../../domain/pagination.js';
 import { columnList, USER_COLUMNS, userWithKeyCountList } from '../columns.js';
 import type { NewUser, User, UserPage, UserStore, UserWithKeyCount } from '../store.js';
 import { inTransaction, queryable } from './transaction.js';
+import { POSTGRES_DIALECT } from './dialect.js';
 
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '23505';
@@ -64,7 +65,7 @@ export class PostgresUserStore implements UserStore {
   async list(page: PageRequest): Promise<UserPage> {
     const db = queryable(this.pool);
     const { rows: users } = await db.query<UserWithKeyCount>(
-      `SELECT ${userWithKeyCountList((count) => `${count}::int`)} FROM users u ORDER BY u.created_at, u.id LIMIT $1::int OFFSET $2::int`,
+      `SELECT ${userWithKeyCountList(POSTGRES_DIALECT)} FROM users u ORDER BY u.created_at, u.id LIMIT $1::int OFFSET $2::int`,
       [page.limit, page.offset],
     );
     const { rows } = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM users');

@@ -6,6 +6,7 @@ import { columnList, USER_COLUMNS, userWithKeyCountList } from '../columns.js';
 import type { NewUser, User, UserPage, UserStore, UserWithKeyCount } from '../store.js';
 import type { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
+import { SQLITE_DIALECT } from './dialect.js';
 
 export class SqliteUserStore implements UserStore {
   constructor(
@@ -59,7 +60,7 @@ export class SqliteUserStore implements UserStore {
 
   async list(page: PageRequest): Promise<UserPage> {
     const users = this.statements
-      .get(`SELECT ${userWithKeyCountList()} FROM users u ORDER BY u.created_at, u.id LIMIT ? OFFSET ?`)
+      .get(`SELECT ${userWithKeyCountList(SQLITE_DIALECT)} FROM users u ORDER BY u.created_at, u.id LIMIT ? OFFSET ?`)
       .all(page.limit, page.offset) as UserWithKeyCount[];
     const { total } = this.statements.get('SELECT count(*) AS total FROM users').get() as { total: number };
     return { users, total };
