@@ -146,7 +146,7 @@ async function load(store: Store): Promise<string> {
     const noiseUser = await store.users.create({ email: `noise${user}@search.bench`, name: `Noise ${user}`, plan: 'pro' });
     await importNetwork(store, noiseUser.id, noise.slice(user * share, (user + 1) * share));
   }
-  log(`${store.kind}: loaded ${NETWORK + NOISE} contacts in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  log(`${store.dialect.name}: loaded ${NETWORK + NOISE} contacts in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return owner.id;
 }
 

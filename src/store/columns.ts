@@ -1,4 +1,5 @@
 import { CONTACT_FIELDS, type ContactFieldKind, type ContactValues } from '../domain/contact.js';
+import type { Dialect } from './dialect.js';
 
 /** The users columns a User carries. */
 export const USER_COLUMNS = ['id', 'email', 'name', 'plan', 'created_at'] as const;
@@ -15,12 +16,9 @@ export const KEY_COLUMNS = [
   'revoked_at',
 ] as const;
 
-/**
- * The select list of a UserWithKeyCount, from `users` aliased `u`: the key count reads the api_keys_owner index.
- * `keysCount` wraps the count where a dialect needs it (PostgreSQL's bigint count would arrive as text).
- */
-export function userWithKeyCountList(keysCount: (count: string) => string = (count) => count): string {
-  return `${columnList(USER_COLUMNS, 'u')}, ${keysCount('(SELECT count(*) FROM api_keys k WHERE k.owner_id = u.id)')} AS keys`;
+/** The select list of a UserWithKeyCount, from `users` aliased `u`: the key count reads the api_keys_owner index. */
+export function userWithKeyCountList(dialect: Dialect): string {
+  return `${columnList(USER_COLUMNS, 'u')}, ${dialect.countAsNumber('(SELECT count(*) FROM api_keys k WHERE k.owner_id = u.id)')} AS keys`;
 }
 
 /** `a, b`, or `t.a, t.b` with an alias: for a select list. */
@@ -36,16 +34,16 @@ export type ContactValueColumn = keyof ContactValues;
 /** How each column is stored, so each dialect can build a contact's JSON in the database. */
 export type ColumnKind = 'text' | 'json' | 'timestamp';
 
-const STORAGE: Record<ContactFieldKind, { kind: ColumnKind; postgresType: string }> = {
-  id: { kind: 'text', postgresType: 'uuid' },
-  text: { kind: 'text', postgresType: 'text' },
-  tags: { kind: 'json', postgresType: 'text[]' },
-  object: { kind: 'json', postgresType: 'json' },
-  timestamp: { kind: 'timestamp', postgresType: 'timestamptz' },
+const STORAGE: Record<ContactFieldKind, ColumnKind> = {
+  id: 'text',
+  text: 'text',
+  tags: 'json',
+  object: 'json',
+  timestamp: 'timestamp',
 };
 
-/** The contact column table: every list of columns, their kinds and their PostgreSQL types derive from it. */
-const CONTACT_COLUMN_TABLE = CONTACT_FIELDS.map((field) => ({ name: field.name, ...STORAGE[field.kind] }));
+/** The contact column table: every list of columns and their kinds derive from it. */
+const CONTACT_COLUMN_TABLE = CONTACT_FIELDS.map((field) => ({ name: field.name, kind: STORAGE[field.kind] }));
 
 export const CONTACT_COLUMNS: readonly ContactColumn[] = CONTACT_COLUMN_TABLE.map((column) => column.name);
 
@@ -57,10 +55,6 @@ const byName = new Map(CONTACT_COLUMN_TABLE.map((column) => [column.name, column
 
 export function columnKind(column: ContactColumn): ColumnKind {
   return byName.get(column)!.kind;
-}
-
-export function postgresTypeOf(column: ContactColumn): string {
-  return byName.get(column)!.postgresType;
 }
 
 /** Columns SQLite keeps as JSON text. */

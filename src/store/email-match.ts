@@ -3,19 +3,14 @@ import type { DuplicateEmail, ImportEmails, ImportRecord } from './store.js';
 
 /*
  * Emails are compared ignoring ASCII case only: SQLite's lower() folds nothing else, and PostgreSQL's lower() under
- * COLLATE "C" folds the same, so both databases and this code agree on every address (migration 10's index).
+ * COLLATE "C" folds the same (each dialect's `emailKey`), so both databases and this code agree on every address
+ * (migration 10's index).
  */
 
 /** The email as imports compare it. */
 export function emailKey(email: string): string {
   return email.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
-
-/** The SQL expression of emailKey over a column, as migration 10 indexes it. */
-export const EMAIL_KEY_SQL = {
-  sqlite: (column: string) => `lower(${column})`,
-  postgres: (column: string) => `lower(${column} COLLATE "C")`,
-};
 
 /** The keys of the emails the records name, each once. */
 export function emailKeysOf(records: readonly ImportRecord[]): string[] {

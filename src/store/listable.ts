@@ -1,3 +1,5 @@
+import type { Dialect } from './dialect.js';
+
 /*
  * A contact is listable when it is neither soft-merged into another contact (merged_into is null) nor its owner's
  * own self row (is_self). Only listable contacts are listed, counted, searched and found by id; an id that was
@@ -7,13 +9,7 @@
  * `owner` is the dialect's placeholder for the owner's id; `row` the table's alias, if any.
  */
 
-/** is_self is a boolean on PostgreSQL and an integer on SQLite. */
-const NOT_SELF = {
-  postgres: (column: string) => `NOT ${column}`,
-  sqlite: (column: string) => `${column} = 0`,
-};
-
-export function listableSql(dialect: keyof typeof NOT_SELF, owner: string, row?: string): string {
+export function listableSql(dialect: Dialect, owner: string, row?: string): string {
   const column = (name: string) => (row === undefined ? name : `${row}.${name}`);
-  return `${column('owner_id')} = ${owner} AND ${column('merged_into')} IS NULL AND ${NOT_SELF[dialect](column('is_self'))}`;
+  return `${column('owner_id')} = ${owner} AND ${column('merged_into')} IS NULL AND ${dialect.isFalse(column('is_self'))}`;
 }

@@ -1,3 +1,5 @@
+import type { Dialect } from './dialect.js';
+
 /** One versioned schema change. Versions are applied in ascending order, each exactly once. */
 export interface Migration {
   version: number;
@@ -17,27 +19,27 @@ export interface MigrationSession {
   record(migration: Migration, appliedAt: string): Promise<void>;
 }
 
-/** What differs between databases: the schema_migrations DDL and how the migration lock is held. */
-export interface MigrationDialect {
-  createTableSql: string;
+/** A store's connection as the migrations use it. */
+export interface MigrationConnection {
+  /** Runs `work` in one write transaction, on one connection, committed when `work` resolves. */
+  inTransaction<T>(work: (session: MigrationSession) => Promise<T>): Promise<T>;
   /**
-   * Runs `work` in one transaction that holds the database's migration lock, so two processes migrating at once run
-   * one after the other and the second finds nothing left to do: PostgreSQL takes an advisory lock, SQLite an
-   * immediate (write) transaction.
-   */
-  withLock<T>(work: (session: MigrationSession) => Promise<T>): Promise<T>;
-  /**
-   * The applied versions read without the lock, so that a process with nothing to apply starts without waiting for
-   * another process's write; absent where taking the lock costs nothing.
+   * The applied versions read outside the transaction, so that a process with nothing to apply starts without waiting
+   * for another process's write; absent where taking the lock costs nothing.
    */
   peekAppliedVersions?(): Promise<Set<number>>;
 }
 
-/** Applies the pending migrations, in order, all in one transaction. Returns the versions applied. */
-export async function runMigrations(dialect: MigrationDialect, migrations: readonly Migration[]): Promise<number[]> {
-  if (dialect.peekAppliedVersions && pendingMigrations(migrations, await dialect.peekAppliedVersions()).length === 0) return [];
-  return dialect.withLock(async (session) => {
-    await session.exec(dialect.createTableSql);
+/** Applies the pending migrations, in order, all in one transaction that holds the migration lock. Returns the versions applied. */
+export async function runMigrations(
+  dialect: Dialect,
+  connection: MigrationConnection,
+  migrations: readonly Migration[],
+): Promise<number[]> {
+  if (connection.peekAppliedVersions && pendingMigrations(migrations, await connection.peekAppliedVersions()).length === 0) return [];
+  return connection.inTransaction(async (session) => {
+    await dialect.acquireMigrationLock(session);
+    await session.exec(dialect.migrationsTableSql);
     const pending = pendingMigrations(migrations, await session.appliedVersions());
     for (const migration of pending) {
       await session.exec(migration.sql);

@@ -1,4 +1,7 @@
 import { resolve } from 'node:path';
+import type { Dialect, TargetOf } from './dialect.js';
+import { POSTGRES_DIALECT } from './postgres/dialect.js';
+import { SQLITE_DIALECT } from './sqlite/dialect.js';
 import type { Store, StoreOptions } from './store.js';
 
 export const DEFAULT_SQLITE_PATH = './data/contacts.db';
@@ -20,12 +23,14 @@ export function parseDatabaseUrl(url: string | undefined): DatabaseTarget {
   throw new Error('DATABASE_URL must be file:PATH, postgres://… or postgresql://…');
 }
 
+const DIALECTS: { [Name in DatabaseTarget['kind']]: Dialect<TargetOf<Name>> } = { sqlite: SQLITE_DIALECT, postgres: POSTGRES_DIALECT };
+
+/** The dialect of the database `target` names, to be asked about that target alone. */
+export function dialectOf(target: DatabaseTarget): Dialect {
+  return DIALECTS[target.kind];
+}
+
 /** Opens the store the target names; each driver is loaded only when used. */
 export async function openStore(target: DatabaseTarget, options: StoreOptions = {}): Promise<Store> {
-  if (target.kind === 'sqlite') {
-    const { openSqliteStore } = await import('./sqlite/sqlite-store.js');
-    return openSqliteStore(target.path, options);
-  }
-  const { openPostgresStore } = await import('./postgres/postgres-store.js');
-  return openPostgresStore(target.url, options);
+  return dialectOf(target).open(target, options);
 }

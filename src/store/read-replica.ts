@@ -1,5 +1,4 @@
 import { ThrottledWarning } from '../throttled-warning.js';
-import { isPostgresConnectionError } from './postgres/connection-error.js';
 import type { ContactStore, Store } from './store.js';
 
 /** Where the replica routing reports fallbacks and recoveries; a pino logger fits. */
@@ -14,7 +13,7 @@ export interface ReadReplicaOptions {
   retryAfterMs?: number;
   /** The fallback warning is logged at most once per interval (default 60 s), with the count of reads in between. */
   warnIntervalMs?: number;
-  /** Which replica errors send the read to the primary (default: PostgreSQL connection-level errors). */
+  /** Which replica errors send the read to the primary (default: those its dialect calls unreachable). */
   isUnavailable?: (error: unknown) => boolean;
   now?: () => number;
 }
@@ -33,7 +32,7 @@ const DEFAULT_WARN_INTERVAL_MS = 60_000;
  * it while the others stay on the primary, and reads return to it once it answers. close() closes both.
  */
 export function withReadReplica(primary: Store, replica: Store, options: ReadReplicaOptions): Store {
-  const isUnavailable = options.isUnavailable ?? isPostgresConnectionError;
+  const isUnavailable = options.isUnavailable ?? ((error: unknown) => replica.dialect.isUnreachable(error));
   const health = new ReplicaHealth(options);
 
   async function read<T>(operation: (contacts: ContactStore) => Promise<T>): Promise<T> {
@@ -57,7 +56,7 @@ export function withReadReplica(primary: Store, replica: Store, options: ReadRep
   }
 
   return {
-    kind: primary.kind,
+    dialect: primary.dialect,
     users: primary.users,
     keys: primary.keys,
     oauth: primary.oauth,

@@ -4,6 +4,7 @@ import type { ValidContactInput } from '../domain/contact-input.js';
 import type { PageRequest, SortKey } from '../domain/pagination.js';
 import type { BillingPlan } from '../domain/billing-plan.js';
 import type { Scope } from '../domain/scopes.js';
+import type { Dialect } from './dialect.js';
 
 export interface User {
   id: string;
@@ -336,7 +337,8 @@ export interface IdempotencyStore {
 }
 
 export interface Store {
-  readonly kind: 'sqlite' | 'postgres';
+  /** What differs on this store's database. */
+  readonly dialect: Dialect;
   readonly users: UserStore;
   readonly keys: KeyStore;
   readonly contacts: ContactStore;

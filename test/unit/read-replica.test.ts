@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import type { Contact } from '../../src/domain/contact.js';
 import { isPostgresConnectionError } from '../../src/store/postgres/connection-error.js';
+import { POSTGRES_DIALECT } from '../../src/store/postgres/dialect.js';
 import { withReadReplica, type ReplicaLog } from '../../src/store/read-replica.js';
 import type { ContactStore, Store } from '../../src/store/store.js';
 
@@ -32,7 +33,7 @@ function fakeStore(name: string) {
     readListed: () => answer('readListed', { log: { currentSeq: 1, changesFrom: 0 }, contacts: [] }),
   };
   const store = {
-    kind: 'postgres',
+    dialect: POSTGRES_DIALECT,
     users: {} as Store['users'],
     keys: {} as Store['keys'],
     oauth: {} as Store['oauth'],

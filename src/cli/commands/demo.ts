@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { DEFAULT_HOST, listenUrlOf, type Config } from '../../config.js';
 import { generateApiKey, hashApiKey } from '../../domain/api-key.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
+import { dialectOf } from '../../store/open-store.js';
 import type { Store, User } from '../../store/store.js';
 import { withStore } from '../context.js';
 import { keyStatus } from './keys.js';
@@ -86,5 +87,6 @@ async function ensureDemoUser(store: Store): Promise<User> {
 function serveCommand(config: Config): string {
   const address = config.host === DEFAULT_HOST ? '' : ` --host ${config.host}`;
   const cli = `node ${fileURLToPath(new URL('../main.js', import.meta.url))} serve${address} --port ${config.port}`;
-  return config.database.kind === 'sqlite' ? `DATABASE_URL=file:${config.database.path} ${cli}` : `${cli}, with the same DATABASE_URL`;
+  const url = dialectOf(config.database).printableUrl(config.database);
+  return url === null ? `${cli}, with the same DATABASE_URL` : `DATABASE_URL=${url} ${cli}`;
 }

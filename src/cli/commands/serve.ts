@@ -71,7 +71,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         }
         throw listenFailure === null ? error : new Error(listenFailure);
       }
-      io.stderr(`Contacts Read API listening on ${server.url} (${server.store.kind})\n`);
+      io.stderr(`Contacts Read API listening on ${server.url} (${server.store.dialect.name})\n`);
       if (server.metricsUrl) io.stderr(`Prometheus metrics on ${server.metricsUrl}\n`);
       if (shutdownRequested) void shutdownRequested.then(() => stopWorker(server, config.shutdownTimeoutMs));
       else stopOnSignal(server, config);

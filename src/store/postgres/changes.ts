@@ -5,6 +5,7 @@ import { AFTER_EVERY_ID, changeRecord, type ChangeRow } from '../change-record.j
 import type { SortKey } from '../../domain/pagination.js';
 import { listableSql } from '../listable.js';
 import type { ChangeRead, ListedRead } from '../store.js';
+import { POSTGRES_DIALECT } from './dialect.js';
 
 const LOG_STATE_SQL = 'SELECT change_seq AS "currentSeq", changes_from AS "changesFrom" FROM owner_listing WHERE owner_id = $1::uuid';
 
@@ -31,7 +32,7 @@ const readListedSql = (seek: string) => `
   FROM owner_listing l
   LEFT JOIN LATERAL (
     SELECT created_at, id, updated_at, api_json FROM contacts listed
-    WHERE ${listableSql('postgres', '$1::uuid', 'listed')} ${seek}
+    WHERE ${listableSql(POSTGRES_DIALECT, '$1::uuid', 'listed')} ${seek}
     ORDER BY listed.created_at, listed.id LIMIT $2::int
   ) c ON true
   WHERE l.owner_id = $1::uuid

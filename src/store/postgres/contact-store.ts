@@ -22,6 +22,7 @@ import { mergeContacts } from './merge.js';
 import { postgresPageSource } from './page-source.js';
 import { postgresSearchReads } from './search.js';
 import { inTransaction } from './transaction.js';
+import { POSTGRES_DIALECT } from './dialect.js';
 
 /** During an import: existing ids looked up per query. */
 const LOOKUP_BATCH = 1000;
@@ -39,7 +40,7 @@ const GET_CONTACT_SQL = `
   ORDER BY chain.hops DESC LIMIT 1`;
 
 /** The chosen contacts of a search, read in full. */
-const SEARCH_ROWS_SQL = `SELECT ${columnList(CONTACT_COLUMNS)} FROM contacts WHERE ${listableSql('postgres', '$1')} AND id = ANY($2::uuid[])`;
+const SEARCH_ROWS_SQL = `SELECT ${columnList(CONTACT_COLUMNS)} FROM contacts WHERE ${listableSql(POSTGRES_DIALECT, '$1')} AND id = ANY($2::uuid[])`;
 
 /**
  * Every statement on an owner's contacts ends by updating the owner's listing row (triggers, migration 3), held

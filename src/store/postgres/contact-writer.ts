@@ -1,8 +1,9 @@
 import type pg from 'pg';
-import { columnKind, CONTACT_VALUE_COLUMNS, postgresTypeOf, type ContactValueColumn } from '../columns.js';
+import { columnKind, CONTACT_VALUE_COLUMNS, type ContactValueColumn } from '../columns.js';
 import type { ContactWrite, ExistingContact } from '../contact-write.js';
-import { addEmailHolders, EMAIL_KEY_SQL } from '../email-match.js';
+import { addEmailHolders } from '../email-match.js';
 import type { ImportOutcome, ImportRecord } from '../store.js';
+import { POSTGRES_DIALECT, postgresTypeOf } from './dialect.js';
 
 /** During an import: contacts inserted or updated per statement. */
 const INSERT_BATCH = 1000;
@@ -59,7 +60,7 @@ export async function findExisting(client: pg.PoolClient, records: readonly Impo
   return found;
 }
 
-const EMAIL_KEY = EMAIL_KEY_SQL.postgres('email');
+const EMAIL_KEY = POSTGRES_DIALECT.emailKey('email');
 // One lookup of migration 10's index per key: the owner's id is part of the indexed expression, and the listable rule
 // (listable.ts) is written without its owner_id term, which would let the planner pick contacts_listable instead.
 const EMAIL_HOLDERS_SQL = `SELECT c.id, k.key AS email_key FROM unnest($2::text[]) AS k(key)

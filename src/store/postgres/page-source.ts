@@ -3,8 +3,9 @@ import { isUuid } from '../../domain/ids.js';
 import { listableSql } from '../listable.js';
 import type { SortKey } from '../../domain/pagination.js';
 import type { ListingState, PageSource } from '../paged-listing.js';
+import { POSTGRES_DIALECT } from './dialect.js';
 
-const listable = (row: string) => listableSql('postgres', '$1::uuid', row);
+const listable = (row: string) => listableSql(POSTGRES_DIALECT, '$1::uuid', row);
 
 /** The owner's state beside whatever else a statement returns: one row even when the owner has none. */
 const withState = (from: string) => `

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { importInBulk } from '../bulk-import.js';
 import { KeyUseRecorder } from '../key-use-recorder.js';
-import { runMigrations, type MigrationDialect } from '../migrator.js';
+import { runMigrations, type MigrationConnection } from '../migrator.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import type {
   ContactStore,
@@ -19,31 +19,23 @@ import { postgresPruneChanges } from './changes.js';
 import { openPool } from './connection.js';
 import { PostgresContactStore } from './contact-store.js';
 import { PostgresIdempotencyStore } from './idempotency-store.js';
+import { POSTGRES_DIALECT } from './dialect.js';
 import { PostgresKeyStore, recordKeyUsesUnlessLocked } from './key-store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PostgresOAuthStore } from './oauth-store.js';
 import { inTransaction, joiningTransaction } from './transaction.js';
 import { PostgresUserStore } from './user-store.js';
 
-/** Key of the transaction-level advisory lock that serializes concurrent migrate() calls. */
-const MIGRATION_LOCK_KEY = 7_283_610_041;
-
 /** Connects lazily to the PostgreSQL database at `url`; run migrate() before use. */
 export function openPostgresStore(url: string, options: StoreOptions = {}): Store {
   return new PostgresStore(openPool(url, options), { stateTtlMs: options.listingStateTtlMs });
 }
 
-function migrationDialect(pool: pg.Pool): MigrationDialect {
+function migrationConnection(pool: pg.Pool): MigrationConnection {
   return {
-    createTableSql: `CREATE TABLE IF NOT EXISTS schema_migrations (
-      version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)`,
-    withLock: (work) =>
-      inTransaction(pool, async (client) => {
-        // Taken before anything else, so two processes migrating at once run one after the other.
-        await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
-        // A migration may rightly run longer than the statement timeout meant for requests.
-        await client.query('SET LOCAL statement_timeout = 0');
-        return work({
+    inTransaction: (work) =>
+      inTransaction(pool, (client) =>
+        work({
           exec: async (sql) => {
             await client.query(sql);
           },
@@ -58,13 +50,13 @@ function migrationDialect(pool: pg.Pool): MigrationDialect {
               appliedAt,
             ]);
           },
-        });
-      }),
+        }),
+      ),
   };
 }
 
 class PostgresStore implements Store {
-  readonly kind = 'postgres';
+  readonly dialect = POSTGRES_DIALECT;
   readonly users: UserStore;
   readonly keys: KeyStore;
   readonly contacts: ContactStore;
@@ -86,7 +78,7 @@ class PostgresStore implements Store {
   }
 
   async migrate(): Promise<number[]> {
-    return runMigrations(migrationDialect(this.pool), POSTGRES_MIGRATIONS);
+    return runMigrations(POSTGRES_DIALECT, migrationConnection(this.pool), POSTGRES_MIGRATIONS);
   }
 
   async pruneChanges(before: string, maxRows: number): Promise<number> {

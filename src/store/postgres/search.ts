@@ -1,13 +1,14 @@
 import type pg from 'pg';
 import { listableSql } from '../listable.js';
 import { lookupWords, type AsyncSearchReads, type SearchCandidate, type SearchScope, type WalkPosition } from '../search-plan.js';
+import { POSTGRES_DIALECT } from './dialect.js';
 
 /** A contact as the PostgreSQL search reads it. */
 export type PostgresCandidate = SearchCandidate;
 
 // The searched text other than name and email in one string (each tag on its own line), as ranking reads it.
 const REST = `concat_ws(E'\\n', company, title, school, location, array_to_string(tags, E'\\n'))`;
-const LISTABLE = listableSql('postgres', '$1::uuid');
+const LISTABLE = listableSql(POSTGRES_DIALECT, '$1::uuid');
 
 const SIZE_SQL = 'SELECT total FROM owner_listing WHERE owner_id = $1::uuid';
 

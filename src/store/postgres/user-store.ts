@@ -7,6 +7,7 @@ import { columnList, USER_COLUMNS, userWithKeyCountList } from '../columns.js';
 import type { NewUser, User, UserChanges, UserPage, UserStore, UserWithKeyCount } from '../store.js';
 import { userConflict } from '../user-conflict.js';
 import { inTransaction, queryable } from './transaction.js';
+import { POSTGRES_DIALECT } from './dialect.js';
 
 /** The constraint a unique violation broke, or null when the error is no unique violation. */
 function uniqueViolationOf(error: unknown): string | null {
@@ -105,7 +106,7 @@ export class PostgresUserStore implements UserStore {
   async list(page: PageRequest): Promise<UserPage> {
     const db = queryable(this.pool);
     const { rows: users } = await db.query<UserWithKeyCount>(
-      `SELECT ${userWithKeyCountList((count) => `${count}::int`)} FROM users u ORDER BY u.created_at, u.id LIMIT $1::int OFFSET $2::int`,
+      `SELECT ${userWithKeyCountList(POSTGRES_DIALECT)} FROM users u ORDER BY u.created_at, u.id LIMIT $1::int OFFSET $2::int`,
       [page.limit, page.offset],
     );
     const { rows } = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM users');

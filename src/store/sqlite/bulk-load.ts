@@ -3,6 +3,7 @@ import { listableSql } from '../listable.js';
 import { indexContactWordsSql } from './migrations.js';
 import type { SqliteWriteLock } from './transaction.js';
 import { StatementCache } from './statements.js';
+import { SQLITE_DIALECT } from './dialect.js';
 
 // A bulk load inserts random ids into several indexes at once: with SQLite's default 2 MB page cache each
 // insert evicts pages the next one needs, and the transaction spills to the WAL over and over.
@@ -96,7 +97,7 @@ export class SqliteBulkLoad {
     StatementCache.of(this.db)
       .get(
         `UPDATE owner_listing SET version = version + 1, change_seq = change_seq + 1,
-           total = (SELECT count(*) FROM contacts c WHERE ${listableSql('sqlite', 'owner_listing.owner_id', 'c')})
+           total = (SELECT count(*) FROM contacts c WHERE ${listableSql(SQLITE_DIALECT, 'owner_listing.owner_id', 'c')})
          WHERE owner_id IN (SELECT owner_id FROM contacts WHERE rowid >= ?)`,
       )
       .run(this.firstNewRowid);

@@ -6,6 +6,7 @@ import { listableSql } from '../listable.js';
 import type { ChangeRead, ListedRead } from '../store.js';
 import type { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
+import { SQLITE_DIALECT } from './dialect.js';
 
 const LOG_STATE_SQL = 'SELECT change_seq AS currentSeq, changes_from AS changesFrom FROM owner_listing WHERE owner_id = ?';
 
@@ -17,7 +18,7 @@ const READ_CHANGES_SQL = `
 
 const readListedSql = (seek: string) => `
   SELECT created_at, id, updated_at, api_json FROM contacts
-  WHERE ${listableSql('sqlite', '@owner')} ${seek}
+  WHERE ${listableSql(SQLITE_DIALECT, '@owner')} ${seek}
   ORDER BY created_at, id LIMIT @limit`;
 const READ_LISTED_FROM_START_SQL = readListedSql('');
 const READ_LISTED_AFTER_SQL = readListedSql('AND (created_at, id) > (@created_at, @id)');

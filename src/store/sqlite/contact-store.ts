@@ -8,7 +8,7 @@ import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
 import { CONTACT_COLUMNS, columnList, JSON_COLUMNS } from '../columns.js';
 import { contactFromRow, type ContactRow } from '../contact-row.js';
 import { decideContactWrite } from '../contact-write.js';
-import { addEmailHolders, EMAIL_KEY_SQL, emailKeysOf, planEmails } from '../email-match.js';
+import { addEmailHolders, emailKeysOf, planEmails } from '../email-match.js';
 import { listableSql } from '../listable.js';
 import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
@@ -23,6 +23,7 @@ import { sqlitePageSource } from './page-source.js';
 import { sqliteSearchReads } from './search.js';
 import type { Row, StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
+import { SQLITE_DIALECT } from './dialect.js';
 
 const CONTACT_SELECT = columnList(CONTACT_COLUMNS, 'c');
 
@@ -47,10 +48,10 @@ const BULK_LOAD_MIN_CONTACTS = 10_000;
 
 /** During an import: emails looked up per query. */
 const EMAIL_LOOKUP_BATCH = 500;
-const EMAIL_KEY = EMAIL_KEY_SQL.sqlite('email');
+const EMAIL_KEY = SQLITE_DIALECT.emailKey('email');
 // Named: without statistics the planner prefers the listing's index, which reads every contact of the owner.
 const EMAIL_HOLDERS_SQL = `SELECT id, ${EMAIL_KEY} AS email_key FROM contacts INDEXED BY contacts_email
-  WHERE ${listableSql('sqlite', '?')} AND email IS NOT NULL AND ${EMAIL_KEY} IN (SELECT value FROM json_each(?))
+  WHERE ${listableSql(SQLITE_DIALECT, '?')} AND email IS NOT NULL AND ${EMAIL_KEY} IN (SELECT value FROM json_each(?))
   ORDER BY created_at, id`;
 
 const CONTACT_BY_ROWID_SQL = `SELECT ${CONTACT_SELECT} FROM contacts c WHERE c.rowid = ?`;

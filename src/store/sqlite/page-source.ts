@@ -2,8 +2,9 @@ import type Database from 'better-sqlite3';
 import { listableSql } from '../listable.js';
 import type { SortKey } from '../../domain/pagination.js';
 import type { ListingState, PageSource } from '../paged-listing.js';
+import { SQLITE_DIALECT } from './dialect.js';
 
-const LISTABLE = listableSql('sqlite', '@owner');
+const LISTABLE = listableSql(SQLITE_DIALECT, '@owner');
 // The page's rows are picked from the covering listing index alone (a deferred join), so skipped rows cost
 // an index step each and only the returned rows are read, each for its stored JSON (migration 5).
 const pageSql = (seek: string) => `

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { listableSql } from '../listable.js';
 import { indexedLength, lookupWords, type SearchCandidate, type SearchReads, type SearchScope, type WalkPosition } from '../search-plan.js';
 import { SEARCH_MARKERS } from './migrations.js';
+import { SQLITE_DIALECT } from './dialect.js';
 
 /** A contact as the SQLite search reads it; `row_id` finds its full row once it is chosen. */
 export interface SqliteCandidate extends SearchCandidate {
@@ -13,7 +14,7 @@ export interface SqliteCandidate extends SearchCandidate {
 // instead of six, and no JSON to decode.
 const REST = 'concat_ws(char(10), c.company, c.title, c.school, c.location, (SELECT group_concat(value, char(10)) FROM json_each(c.tags)))';
 const candidateColumns = (rest: string) => `c.rowid AS row_id, c.id, c.created_at, c.name, c.email, ${rest} AS rest`;
-const LISTABLE = listableSql('sqlite', '@owner', 'c');
+const LISTABLE = listableSql(SQLITE_DIALECT, '@owner', 'c');
 
 const SIZE_SQL = 'SELECT total FROM owner_listing WHERE owner_id = ?';
 const AFTER = 'AND (c.created_at, c.id) > (@created_at, @id)';

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { importInBulk } from '../bulk-import.js';
 import { KeyUseRecorder } from '../key-use-recorder.js';
-import { pendingMigrations, runMigrations, type MigrationDialect } from '../migrator.js';
+import { pendingMigrations, runMigrations, type MigrationConnection } from '../migrator.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import type { IdempotencyStore, KeyStore, NewUser, OAuthStore, OwnerBatch, Store, StoreOptions, UserStore } from '../store.js';
 import { SqliteBulkLoad } from './bulk-load.js';
@@ -9,6 +9,7 @@ import { sqlitePruneChanges } from './changes.js';
 import { openDatabase } from './connection.js';
 import { SqliteContactStore } from './contact-store.js';
 import { SqliteIdempotencyStore } from './idempotency-store.js';
+import { SQLITE_DIALECT } from './dialect.js';
 import { recordKeyUsesIfFree, SqliteKeyStore } from './key-store.js';
 import { SqliteOAuthStore } from './oauth-store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
@@ -28,15 +29,14 @@ function appliedVersions(statements: StatementCache): Set<number> {
   return new Set(rows.map((row) => row.version));
 }
 
-function migrationDialect(db: Database.Database, writeLock: SqliteWriteLock): MigrationDialect {
+function migrationConnection(db: Database.Database, writeLock: SqliteWriteLock): MigrationConnection {
   const statements = StatementCache.of(db);
   return {
-    createTableSql: `CREATE TABLE IF NOT EXISTS schema_migrations (
-      version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
     peekAppliedVersions: async () => appliedVersions(statements),
+    // An immediate transaction: it holds the write lock, which is the migration lock.
     // better-sqlite3 is synchronous, so every promise of the session is settled when awaited: the run ends within one
     // turn of the event loop, and nothing else in this process uses the connection while the transaction is open.
-    withLock: async (work) => {
+    inTransaction: async (work) => {
       if (!(await writeLock.begin())) throw new Error('migrations cannot run inside another transaction');
       try {
         const result = await work({
@@ -61,7 +61,7 @@ function migrationDialect(db: Database.Database, writeLock: SqliteWriteLock): Mi
 }
 
 class SqliteStore implements Store {
-  readonly kind = 'sqlite';
+  readonly dialect = SQLITE_DIALECT;
   readonly users: UserStore;
   readonly keys: KeyStore;
   readonly contacts: SqliteContactStore;
@@ -87,7 +87,7 @@ class SqliteStore implements Store {
   }
 
   async migrate(): Promise<number[]> {
-    return runMigrations(migrationDialect(this.db, this.writeLock), SQLITE_MIGRATIONS);
+    return runMigrations(SQLITE_DIALECT, migrationConnection(this.db, this.writeLock), SQLITE_MIGRATIONS);
   }
 
   async bulkImport(users: readonly NewUser[], batches: AsyncIterable<OwnerBatch>): Promise<{ usersCreated: number; contacts: number }> {

@@ -7,6 +7,7 @@ import type { NewUser, User, UserChanges, UserPage, UserStore, UserWithKeyCount 
 import { userConflict } from '../user-conflict.js';
 import type { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
+import { SQLITE_DIALECT } from './dialect.js';
 
 const UPDATE_USER_SQL = `UPDATE users
   SET email = coalesce(?, email), plan = coalesce(?, plan), name = CASE WHEN ? THEN ? ELSE name END, updated_at = ?
@@ -94,7 +95,7 @@ export class SqliteUserStore implements UserStore {
 
   async list(page: PageRequest): Promise<UserPage> {
     const users = this.statements
-      .get(`SELECT ${userWithKeyCountList()} FROM users u ORDER BY u.created_at, u.id LIMIT ? OFFSET ?`)
+      .get(`SELECT ${userWithKeyCountList(SQLITE_DIALECT)} FROM users u ORDER BY u.created_at, u.id LIMIT ? OFFSET ?`)
       .all(page.limit, page.offset) as UserWithKeyCount[];
     const { total } = this.statements.get('SELECT count(*) AS total FROM users').get() as { total: number };
     return { users, total };

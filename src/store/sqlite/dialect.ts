@@ -1,0 +1,26 @@
+import type { Dialect, TargetOf } from '../dialect.js';
+
+const IN_MEMORY = ':memory:';
+
+export const SQLITE_DIALECT: Dialect<TargetOf<'sqlite'>> = {
+  name: 'sqlite',
+
+  async open(target, options) {
+    const { openSqliteStore } = await import('./sqlite-store.js');
+    return openSqliteStore(target.path, options);
+  },
+  fileOf: (target) => (target.path === IN_MEMORY ? null : target.path),
+  printableUrl: (target) => `file:${target.path}`,
+
+  isFalse: (column) => `${column} = 0`,
+  emailKey: (column) => `lower(${column})`,
+  countAsNumber: (count) => count,
+
+  migrationsTableSql: `CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
+  // The migrations' transaction is an immediate one (sqlite-store.ts): it holds the database's write lock already.
+  acquireMigrationLock: async () => {},
+
+  // A file has no server to lose: every error is about the statement or the file itself.
+  isUnreachable: () => false,
+};
