@@ -78,8 +78,7 @@ export async function deleteContacts(store: UsersAndContacts, request: { user: s
  */
 export async function bulkImport(
   store: Pick<Store, 'bulkImport'>,
-  users: readonly NewUser[],
-  contacts: AsyncIterable<OwnerBatch>,
+  request: { users: readonly NewUser[]; contacts: AsyncIterable<OwnerBatch> },
 ): Promise<{ usersCreated: number; contacts: number }> {
-  return store.bulkImport(users, contacts);
+  return store.bulkImport(request.users, request.contacts);
 }

@@ -13,7 +13,7 @@ export function registerBulkImportCommand(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object')
     .action(async (options: { users?: string; contacts: string; json?: boolean }) => {
       const users = options.users === undefined ? [] : await readUsersFile(options.users);
-      const result = await withStore(io, (store) => bulkImport(store, users, readOwnedContactsFile(options.contacts)));
+      const result = await withStore(io, (store) => bulkImport(store, { users, contacts: readOwnedContactsFile(options.contacts) }));
       print(io, options, result, `Created ${result.usersCreated} users and imported ${result.contacts} contacts`);
     });
 }
