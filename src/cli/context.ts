@@ -1,7 +1,5 @@
 import { loadConfig, type Config } from '../config.js';
-import { NotFoundError } from '../domain/errors.js';
-import { openStore } from '../store/open-store.js';
-import type { Store, User } from '../store/store.js';
+import { openAdministrativeStore, type Store } from '../operations/open.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -9,7 +7,7 @@ import type { CliIo } from './io.js';
  * behind another process's (an import), saying so on stderr when the wait is long.
  */
 export async function openCommandStore(io: CliIo, config: Config): Promise<Store> {
-  return openStore(config.database, { onLongLockWait: (notice) => io.stderr(`${notice}\n`) });
+  return openAdministrativeStore(config.database, (notice) => io.stderr(`${notice}\n`));
 }
 
 /** Runs `action` with a migrated store for the configured database, closing it afterwards. */
@@ -22,10 +20,4 @@ export async function withStore<T>(io: CliIo, action: (store: Store, config: Con
   } finally {
     await store.close();
   }
-}
-
-export async function requireUser(store: Store, idOrEmail: string): Promise<User> {
-  const user = await store.users.find(idOrEmail);
-  if (!user) throw new NotFoundError(`No user with email or id "${idOrEmail}"`);
-  return user;
 }

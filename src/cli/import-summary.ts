@@ -1,44 +1,8 @@
-import type { ContactsFile } from '../import/read-contacts-file.js';
-import type { ImportOutcome } from '../store/store.js';
+import type { ImportSummary } from '../operations/contacts.js';
 import { plural } from './io.js';
 
-/** How many places a summary lists, in JSON and in words; the counts are whole. */
-const LISTED = 100;
+/** How many places a summary names in words. */
 const LISTED_IN_WORDS = 5;
-
-/** What `contacts import --json` prints. */
-export interface ImportSummary {
-  imported: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  merged: number;
-  /** Records without an id: each became a new contact, unless --match-email matched it. */
-  without_id: number;
-  matched_by_email: number;
-  skipped_empty: { count: number; records: string[] };
-  duplicate_emails: { count: number; records: { record: string; email: string; same_as: string }[] };
-  not_imported: ContactsFile['notImported'];
-}
-
-export function importSummary(file: ContactsFile, outcome: ImportOutcome): ImportSummary {
-  const { created, updated, unchanged, merged, matchedByEmail, duplicateEmails } = outcome;
-  return {
-    imported: file.records.length,
-    created,
-    updated,
-    unchanged,
-    merged,
-    without_id: file.records.filter(({ contact }) => contact.id === null).length,
-    matched_by_email: matchedByEmail,
-    skipped_empty: { count: file.skippedEmpty.length, records: file.skippedEmpty.slice(0, LISTED) },
-    duplicate_emails: {
-      count: duplicateEmails.length,
-      records: duplicateEmails.slice(0, LISTED).map(({ label, email, sameAs }) => ({ record: label, email, same_as: sameAs })),
-    },
-    not_imported: file.notImported,
-  };
-}
 
 /**
  * `Imported 3 contacts: 3 created, 0 updated, 0 unchanged`, then what became of records without an id, the empty

@@ -4,10 +4,10 @@ import { createInterface } from 'node:readline';
 import { assertUniqueIds, normalizeContactInput } from '../domain/contact-input.js';
 import { InputError } from '../domain/errors.js';
 import { parseBillingPlan } from '../domain/billing-plan.js';
+import { isEmailAddress } from '../domain/email.js';
 import type { ImportRecord, NewUser, OwnerBatch } from '../store/store.js';
 
 const BATCH_SIZE = 2000;
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const USER_FIELDS = ['email', 'name', 'plan'];
 
 /** Reads a users NDJSON file: one `{ "email", "name"?, "plan"? }` per line; plan defaults to free. */
@@ -22,7 +22,8 @@ export async function readUsersFile(path: string): Promise<NewUser[]> {
     const raw = parseLine(line, label);
     const unknown = Object.keys(raw).find((field) => !USER_FIELDS.includes(field));
     if (unknown) throw new InputError(`${label}: unknown field "${unknown}"`);
-    if (typeof raw.email !== 'string' || !EMAIL.test(raw.email.trim())) throw new InputError(`${label}: "email" must be an email address`);
+    if (typeof raw.email !== 'string' || !isEmailAddress(raw.email.trim()))
+      throw new InputError(`${label}: "email" must be an email address`);
     if (raw.name !== undefined && raw.name !== null && typeof raw.name !== 'string')
       throw new InputError(`${label}: "name" must be a string`);
     users.push({

@@ -64,8 +64,8 @@ export interface NewApiKey {
   label: string | null;
   scopes: Scope[];
   secretHash: string;
-  /** The key's display form (apiKeyStart); stored as null when absent. */
-  start?: string;
+  /** The key's display form (apiKeyStart). */
+  start: string;
   expiresAt: string | null;
 }
 

@@ -1,4 +1,4 @@
-import { generateApiKey, hashApiKey } from '../../src/domain/api-key.js';
+import { apiKeyStart, generateApiKey, hashApiKey } from '../../src/domain/api-key.js';
 import type { ContactValues } from '../../src/domain/contact.js';
 import { normalizeContactInput } from '../../src/domain/contact-input.js';
 import type { BillingPlan } from '../../src/domain/billing-plan.js';
@@ -24,6 +24,7 @@ export async function createKey(
     label: 'test',
     scopes: options.scopes ?? [CONTACTS_READ],
     secretHash: hashApiKey(key),
+    start: apiKeyStart(key),
     expiresAt: options.expiresAt ?? null,
   });
   return { id: record.id, key };

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { readOwnedContactsFile, readUsersFile } from '../../import/read-bulk-files.js';
+import { bulkImport } from '../../operations/contacts.js';
 import { withStore } from '../context.js';
 import { print, type CliIo } from '../io.js';
 
@@ -12,7 +13,7 @@ export function registerBulkImportCommand(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object')
     .action(async (options: { users?: string; contacts: string; json?: boolean }) => {
       const users = options.users === undefined ? [] : await readUsersFile(options.users);
-      const result = await withStore(io, (store) => store.bulkImport(users, readOwnedContactsFile(options.contacts)));
+      const result = await withStore(io, (store) => bulkImport(store, { users, contacts: readOwnedContactsFile(options.contacts) }));
       print(io, options, result, `Created ${result.usersCreated} users and imported ${result.contacts} contacts`);
     });
 }

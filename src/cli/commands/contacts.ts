@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { IMPORT_EXTENSIONS_TEXT, readContactsFile } from '../../import/read-contacts-file.js';
-import { requireUser, withStore } from '../context.js';
-import { importSummary, importSummaryText } from '../import-summary.js';
+import { deleteContacts, importContacts, mergeContacts } from '../../operations/contacts.js';
+import { withStore } from '../context.js';
+import { importSummaryText } from '../import-summary.js';
 import { plural, print, type CliIo } from '../io.js';
 
 export function registerContactCommands(program: Command, io: CliIo): void {
@@ -16,14 +17,9 @@ export function registerContactCommands(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object')
     .action(async (file: string, options: { user: string; matchEmail?: boolean; json?: boolean }) => {
       const contactsFile = await readContactsFile(file);
-      const outcome = await withStore(io, async (store) =>
-        store.contacts.importContacts(
-          (await requireUser(store, options.user)).id,
-          contactsFile.records,
-          options.matchEmail === true ? 'match' : 'report',
-        ),
+      const summary = await withStore(io, (store) =>
+        importContacts(store, { user: options.user, file: contactsFile, matchEmail: options.matchEmail }),
       );
-      const summary = importSummary(contactsFile, outcome);
       print(io, options, summary, importSummaryText(summary));
     });
 
@@ -35,7 +31,7 @@ export function registerContactCommands(program: Command, io: CliIo): void {
     .requiredOption('--into <survivor-id>', 'the contact that stays')
     .option('--json', 'print one JSON object')
     .action(async (duplicateId: string, options: { user: string; into: string; json?: boolean }) => {
-      await withStore(io, async (store) => store.contacts.merge((await requireUser(store, options.user)).id, duplicateId, options.into));
+      await withStore(io, (store) => mergeContacts(store, { user: options.user, duplicateId, survivorId: options.into }));
       print(io, options, { merged: duplicateId, into: options.into }, `Merged ${duplicateId} into ${options.into}`);
     });
 
@@ -46,7 +42,7 @@ export function registerContactCommands(program: Command, io: CliIo): void {
     .argument('<contact-id...>', 'the contacts to delete')
     .option('--json', 'print one JSON object')
     .action(async (ids: string[], options: { user: string; json?: boolean }) => {
-      const deleted = await withStore(io, async (store) => store.contacts.delete((await requireUser(store, options.user)).id, ids));
+      const deleted = await withStore(io, (store) => deleteContacts(store, { user: options.user, ids }));
       print(io, options, { deleted }, `Deleted ${plural(deleted, 'contact')}`);
     });
 }

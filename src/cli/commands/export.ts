@@ -1,9 +1,8 @@
 import { Option, type Command } from 'commander';
 import { ContactsClient } from 'contacts-read-api-client';
 import { InputError } from '../../domain/errors.js';
-import { writeFileAtomically } from '../../export/atomic-file.js';
-import { writeContacts } from '../../export/export-contacts.js';
-import { EXPORT_FORMAT_NAMES, EXPORT_FORMATS, type ExportFormatName } from '../../export/export-format.js';
+import { EXPORT_FORMAT_NAMES, type ExportFormatName } from '../../export/export-format.js';
+import { exportContacts } from '../../operations/exports.js';
 import { plural, type CliIo } from '../io.js';
 import { createProgressBar } from '../progress-bar.js';
 
@@ -20,7 +19,7 @@ export function registerExportCommand(program: Command, io: CliIo): void {
     .requiredOption('--base-url <url>', 'where the API is served, e.g. http://127.0.0.1:3000')
     .addOption(new Option('--format <format>', 'output format').choices(EXPORT_FORMAT_NAMES).default('ndjson'))
     .option('--out <file>', 'write to this file, which appears only once the export is complete (default: stdout)')
-    .action((options: ExportOptions) => exportContacts(io, options));
+    .action((options: ExportOptions) => exportFromApi(io, options));
 }
 
 /**
@@ -28,7 +27,7 @@ export function registerExportCommand(program: Command, io: CliIo): void {
  * A progress bar goes to stderr only when it is a terminal; otherwise stderr gets one summary line.
  * SIGINT and SIGTERM stop the walk; with --out, a failed or stopped export leaves no file behind.
  */
-async function exportContacts(io: CliIo, options: ExportOptions): Promise<void> {
+async function exportFromApi(io: CliIo, options: ExportOptions): Promise<void> {
   const apiKey = io.env.CONTACTS_API_KEY?.trim();
   if (!apiKey) throw new InputError('CONTACTS_API_KEY is not set; export sends it to the API as the key');
   const client = createClient(options.baseUrl, apiKey);
@@ -39,9 +38,8 @@ async function exportContacts(io: CliIo, options: ExportOptions): Promise<void> 
   process.once('SIGINT', interrupt).once('SIGTERM', interrupt);
   try {
     const contacts = client.contacts({ signal: interruption.signal, onPage: ({ total }) => progress?.setTotal(total) });
-    const write = (target: (text: string) => Promise<void> | void) =>
-      writeContacts(contacts, EXPORT_FORMATS[options.format], target, (done) => progress?.update(done));
-    const count = options.out === undefined ? await write(io.stdout) : await writeFileAtomically(options.out, write);
+    const target = options.out === undefined ? { write: io.stdout } : { file: options.out };
+    const count = await exportContacts(contacts, options.format, target, (done) => progress?.update(done));
     progress?.finish(count);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     io.stderr(`Exported ${plural(count, 'contact')} as ${options.format} to ${options.out ?? 'stdout'} in ${seconds}s\n`);

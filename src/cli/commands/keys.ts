@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
-import { generateApiKey, hashApiKey } from '../../domain/api-key.js';
-import { NotFoundError } from '../../domain/errors.js';
 import { parseDuration } from '../../domain/duration.js';
 import { CONTACTS_READ, parseScopes } from '../../domain/scopes.js';
-import type { ApiKeyRecord } from '../../store/store.js';
-import { requireUser, withStore } from '../context.js';
+import { createKey, listKeys, revokeKey, type ListedKey } from '../../operations/keys.js';
+import { withStore } from '../context.js';
 import { print, type CliIo } from '../io.js';
 
 export function registerKeyCommands(program: Command, io: CliIo): void {
@@ -20,19 +18,10 @@ export function registerKeyCommands(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object')
     .action(async (options: { user: string; label?: string; scopes: string; expiresIn?: string; json?: boolean }) => {
       const scopes = parseScopes(options.scopes);
-      const lifetime = options.expiresIn === undefined ? null : parseDuration(options.expiresIn);
-      const { record, key, plan } = await withStore(io, async (store, config) => {
-        const user = await requireUser(store, options.user);
-        const key = generateApiKey(config.apiKeyPrefix);
-        const record = await store.keys.create({
-          ownerId: user.id,
-          label: options.label?.trim() || null,
-          scopes,
-          secretHash: hashApiKey(key),
-          expiresAt: lifetime === null ? null : new Date(Date.now() + lifetime).toISOString(),
-        });
-        return { record, key, plan: user.plan };
-      });
+      const lifetimeMs = options.expiresIn === undefined ? null : parseDuration(options.expiresIn);
+      const { record, key, planAllowsUse } = await withStore(io, (store, config) =>
+        createKey(store, config.apiKeyPrefix, { user: options.user, label: options.label, scopes, lifetimeMs }),
+      );
       print(
         io,
         options,
@@ -43,7 +32,7 @@ export function registerKeyCommands(program: Command, io: CliIo): void {
           `Key (shown only now; store it safely): ${key}`,
         ].join('\n'),
       );
-      if (!options.json && plan !== 'pro')
+      if (!options.json && !planAllowsUse)
         io.stderr('note: this user is on the free plan; the key is refused (403) until the user is on pro\n');
     });
 
@@ -53,11 +42,9 @@ export function registerKeyCommands(program: Command, io: CliIo): void {
     .requiredOption('--user <email|id>', 'the keys’ owner')
     .option('--json', 'print one JSON object')
     .action(async (options: { user: string; json?: boolean }) => {
-      const records = await withStore(io, async (store) => store.keys.listForOwner((await requireUser(store, options.user)).id));
-      const now = Date.now();
-      const rows = records.map((record) => ({ ...record, status: keyStatus(record, now) }));
-      const human = rows.length === 0 ? 'No keys' : rows.map(describeKey).join('\n');
-      print(io, options, { keys: rows }, human);
+      const listed = await withStore(io, (store) => listKeys(store, options.user));
+      const human = listed.length === 0 ? 'No keys' : listed.map(describeKey).join('\n');
+      print(io, options, { keys: listed }, human);
     });
 
   keys
@@ -66,19 +53,12 @@ export function registerKeyCommands(program: Command, io: CliIo): void {
     .argument('<key-id>', 'the key’s id, as shown by keys list')
     .option('--json', 'print one JSON object')
     .action(async (keyId: string, options: { json?: boolean }) => {
-      const record = await withStore(io, (store) => store.keys.revoke(keyId));
-      if (!record) throw new NotFoundError(`No key with id "${keyId}"`);
+      const record = await withStore(io, (store) => revokeKey(store, keyId));
       print(io, options, { id: record.id, revoked_at: record.revoked_at }, `Revoked key ${record.id} at ${record.revoked_at}`);
     });
 }
 
-export function keyStatus(record: ApiKeyRecord, now: number): 'active' | 'revoked' | 'expired' {
-  if (record.revoked_at !== null) return 'revoked';
-  if (record.expires_at !== null && Date.parse(record.expires_at) <= now) return 'expired';
-  return 'active';
-}
-
-function describeKey(key: ApiKeyRecord & { status: string }): string {
+function describeKey(key: ListedKey): string {
   return [
     key.id,
     key.status,

@@ -6,7 +6,7 @@ import { createAuthenticator } from '../../auth/authenticator.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
 import { createLogger } from '../../logger.js';
 import { contactUrlFor } from '../../mcp/contact-url.js';
-import { dialectOf } from '../../store/open-store.js';
+import { databaseFileOf } from '../../operations/open.js';
 import { withStore } from '../context.js';
 import type { CliIo } from '../io.js';
 
@@ -22,7 +22,7 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
       if (!key) throw new InputError(`${MCP_KEY_VARIABLE} is not set; mcp serves the contacts of that key's user`);
       const { database } = loadConfig(io.env);
       // An agent's config with a relative or mistyped path would otherwise get a new, empty database and no contacts.
-      const file = dialectOf(database).fileOf(database);
+      const file = databaseFileOf(database);
       if (file !== null && !existsSync(file)) {
         throw new InputError(`No database at ${file}: set DATABASE_URL to the file:/absolute/path of the API's database`);
       }

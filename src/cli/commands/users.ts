@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
-import { InputError } from '../../domain/errors.js';
 import { parseBillingPlan } from '../../domain/billing-plan.js';
+import { parseEmailAddress } from '../../domain/email.js';
+import { InputError } from '../../domain/errors.js';
 import { OFFSET_MAX } from '../../domain/pagination.js';
-import type { User, UserWithKeyCount } from '../../store/store.js';
-import { requireUser, withStore } from '../context.js';
+import { createUser, listUsers, setUserPlan, type User, type UserWithKeyCount } from '../../operations/users.js';
+import { withStore } from '../context.js';
 import { plural, print, type CliIo } from '../io.js';
-
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 export function registerUserCommands(program: Command, io: CliIo): void {
   const users = program.command('users').description('manage users');
@@ -19,10 +18,9 @@ export function registerUserCommands(program: Command, io: CliIo): void {
     .option('--plan <plan>', 'free or pro (API keys work only on pro)', 'free')
     .option('--json', 'print one JSON object')
     .action(async (options: { email: string; name?: string; plan: string; json?: boolean }) => {
-      const email = options.email.trim();
-      if (!EMAIL.test(email)) throw new InputError(`--email must be an email address; got "${options.email}"`);
+      const email = parseEmailAddress(options.email, '--email');
       const plan = parseBillingPlan(options.plan);
-      const user = await withStore(io, (store) => store.users.create({ email, name: options.name?.trim() || null, plan }));
+      const user = await withStore(io, (store) => createUser(store, { email, name: options.name, plan }));
       print(io, options, userJson(user), `Created user ${user.email} (${user.id}) on the ${user.plan} plan`);
     });
 
@@ -34,7 +32,7 @@ export function registerUserCommands(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object')
     .action(async (options: { user: string; plan: string; json?: boolean }) => {
       const plan = parseBillingPlan(options.plan);
-      const user = await withStore(io, async (store) => store.users.setPlan((await requireUser(store, options.user)).id, plan));
+      const user = await withStore(io, (store) => setUserPlan(store, { user: options.user, plan }));
       print(io, options, userJson(user), `User ${user.email} is now on the ${user.plan} plan`);
     });
 
@@ -49,7 +47,7 @@ export function registerUserCommands(program: Command, io: CliIo): void {
         limit: parseCount(options.limit, '--limit', 1, MAX_LISTED_USERS),
         offset: parseCount(options.offset, '--offset', 0, OFFSET_MAX),
       };
-      const { users: listed, total } = await withStore(io, (store) => store.users.list(page));
+      const { users: listed, total } = await withStore(io, (store) => listUsers(store, page));
       const rows = listed.map(listedUserJson);
       print(io, options, { users: rows, total }, describeUsers(rows, page.offset, total));
     });

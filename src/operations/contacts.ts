@@ -1,0 +1,84 @@
+import type { ContactsFile } from '../import/read-contacts-file.js';
+import type { NewUser, OwnerBatch, Store } from '../store/store.js';
+import { requireUser } from './users.js';
+
+type UsersAndContacts = Pick<Store, 'users' | 'contacts'>;
+
+/** How many records a summary lists by place; its counts are whole. */
+const LISTED = 100;
+
+/** What an import did with a file's records, as `contacts import --json` prints it. */
+export interface ImportSummary {
+  imported: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  merged: number;
+  /** Records without an id: each became a new contact, unless matchEmail matched it. */
+  without_id: number;
+  matched_by_email: number;
+  skipped_empty: { count: number; records: string[] };
+  duplicate_emails: { count: number; records: { record: string; email: string; same_as: string }[] };
+  not_imported: ContactsFile['notImported'];
+}
+
+export interface ImportRequest {
+  /** The contacts' owner, by id or email. */
+  user: string;
+  file: ContactsFile;
+  /** A record without id updates the owner's contact with the same email (ASCII case ignored), if any. */
+  matchEmail?: boolean;
+}
+
+/**
+ * Imports the file's records for the user, all or nothing (InputError naming the record that stopped it), and says
+ * what became of them, including the records with an email another contact already has.
+ */
+export async function importContacts(store: UsersAndContacts, request: ImportRequest): Promise<ImportSummary> {
+  const { file } = request;
+  const owner = await requireUser(store, request.user);
+  const outcome = await store.contacts.importContacts(owner.id, file.records, request.matchEmail === true ? 'match' : 'report');
+  const { created, updated, unchanged, merged, matchedByEmail, duplicateEmails } = outcome;
+  return {
+    imported: file.records.length,
+    created,
+    updated,
+    unchanged,
+    merged,
+    without_id: file.records.filter(({ contact }) => contact.id === null).length,
+    matched_by_email: matchedByEmail,
+    skipped_empty: { count: file.skippedEmpty.length, records: file.skippedEmpty.slice(0, LISTED) },
+    duplicate_emails: {
+      count: duplicateEmails.length,
+      records: duplicateEmails.slice(0, LISTED).map(({ label, email, sameAs }) => ({ record: label, email, same_as: sameAs })),
+    },
+    not_imported: file.notImported,
+  };
+}
+
+/** Soft-merges the user's contact `duplicateId` into `survivorId`: the duplicate leaves listings, its id leads to the survivor. */
+export async function mergeContacts(
+  store: UsersAndContacts,
+  request: { user: string; duplicateId: string; survivorId: string },
+): Promise<void> {
+  await store.contacts.merge((await requireUser(store, request.user)).id, request.duplicateId, request.survivorId);
+}
+
+/**
+ * Deletes the user's contacts with the duplicates merged into them, all or nothing; returns how many contacts were
+ * named, each once (the duplicates that went with them are not counted).
+ */
+export async function deleteContacts(store: UsersAndContacts, request: { user: string; ids: readonly string[] }): Promise<number> {
+  return store.contacts.delete((await requireUser(store, request.user)).id, request.ids);
+}
+
+/**
+ * Creates the users whose email no user has yet and imports every batch, each for the user its `owner` names, in one
+ * transaction: a bad record anywhere leaves the database unchanged.
+ */
+export async function bulkImport(
+  store: Pick<Store, 'bulkImport'>,
+  request: { users: readonly NewUser[]; contacts: AsyncIterable<OwnerBatch> },
+): Promise<{ usersCreated: number; contacts: number }> {
+  return store.bulkImport(request.users, request.contacts);
+}
