@@ -11,11 +11,10 @@ declare module 'fastify' {
 }
 
 /**
- * Compresses the answers of every route that asks (`config: { compress: true }`), in one onSend hook, as hono's
- * compress middleware does: each answer says `Vary: Accept-Encoding`, and a body of MIN_COMPRESSED_BYTES or more goes
- * in the best coding Accept-Encoding allows, at the fast levels, compressed on the thread pool. A body already coded
- * goes as it is, as do a 304 and a HEAD answer (Fastify drops a HEAD body before this hook, which comes last). The listing's page cache
- * (page-compression.ts) and the static assets (static-asset.ts) choose their bytes themselves and do not ask.
+ * One onSend hook compresses the answers of every route that asks (`config: { compress: true }`), as hono's compress
+ * middleware does: each answer says `Vary: Accept-Encoding`, and a body of MIN_COMPRESSED_BYTES or more goes in the
+ * best coding Accept-Encoding allows (acceptedCodings), at the fast levels, on the thread pool. The listing's page
+ * cache (page-compression.ts) and the static assets (static-asset.ts) code their own bytes and do not ask.
  */
 export default fp(
   async (app) => {
@@ -26,7 +25,11 @@ export default fp(
   { name: 'compression' },
 );
 
-/** Only whole bodies are compressed: the routes that ask send their JSON whole, and a 304 or HEAD answer has none. */
+/**
+ * Compresses a whole body: the routes that ask send their JSON whole. A 304 has no body, nor has a HEAD answer here
+ * (Fastify's HEAD hook is in the route's options before onRoute adds this one after it), and a body already coded goes
+ * as it is.
+ */
 async function compressAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   varyOn(reply, 'Accept-Encoding');
   if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
