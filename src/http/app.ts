@@ -35,6 +35,7 @@ import { createOAuthRateLimiters, NO_OAUTH_RATE_LIMITS, type OAuthRateLimits } f
 import { registerMetricsRoute, type MetricsSource } from './metrics-endpoint.js';
 import { trackAllowedMethods } from './method-not-allowed.js';
 import { openApiOptions } from './openapi-document.js';
+import compression from './plugins/compression.js';
 import { createRateLimiter, noRateLimiter } from './rate-limit.js';
 import { echoRequestId, requestIdOf } from './request-id.js';
 import { registerChangeRoutes } from './routes/changes.js';
@@ -144,6 +145,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     if (request.is404) methodNotAllowed(request, reply);
   });
   refuseBeyondInflightBound(app, http.maxInflightRequests ?? DEFAULT_MAX_INFLIGHT_REQUESTS);
+  await app.register(compression);
 
   await app.register(
     swagger,

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 
 /**
- * Takes the response out of Fastify's hands for a library that writes it itself (the MCP transport, oidc-provider),
+ * Takes the response out of Fastify's hands for a library that writes it itself (oidc-provider),
  * keeping the headers set so far (request id, no-store, security headers).
  */
 export function handOverResponse(reply: FastifyReply): void {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { codedEtag, contentEtag, notModifiedInAnyCoding } from './conditional.js';
-import { acceptedCodings, compressBytes, type ContentCoding } from './page-compression.js';
+import { acceptedCodings, compressBytes, type ContentCoding } from './content-coding.js';
 import { varyOn } from './vary.js';
 
 /** Fixed content with its tag, and the same content in each coding it was compressed in. */

@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { acceptedCodings } from '../../src/http/page-compression.js';
+import { acceptedCodings } from '../../src/http/content-coding.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { postMcp } from '../support/mcp-request.js';
@@ -154,7 +154,7 @@ describeEachBackend('compressed pages of GET /api/v1/contacts', (db) => {
     }
   });
 
-  it('compresses a change-feed answer worth it, at once (never cached)', async () => {
+  it('compresses a change-feed answer worth it, at once (never cached), Brotli first; not for HEAD', async () => {
     const since = (await list(undefined, '/api/v1/contacts/changes')).json().next_since as string;
     await importNumberedContacts(db().store, ownerId, 20, 'Fed');
     const url = `/api/v1/contacts/changes?since=${since}`;
@@ -163,9 +163,17 @@ describeEachBackend('compressed pages of GET /api/v1/contacts', (db) => {
     expect(gzipped.headers.vary).toBe('Accept-Encoding');
     const plainFeed = await list(undefined, url);
     expect(plainFeed.headers['content-encoding']).toBeUndefined();
+    expect(plainFeed.headers.vary).toBe('Accept-Encoding');
     const decoded = JSON.parse(gunzipSync(gzipped.rawPayload).toString()) as { data: unknown[] };
     expect(decoded.data).toHaveLength(20);
     expect(decoded.data).toEqual(plainFeed.json().data);
+    const brotli = await list('gzip, br', url);
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(JSON.parse(brotliDecompressSync(brotli.rawPayload).toString()).data).toEqual(decoded.data);
+    const head = await app.inject({ method: 'HEAD', url, headers: { ...bearer(key), 'accept-encoding': 'gzip, br' } });
+    expect(head.headers['content-encoding']).toBeUndefined();
+    // The same answer as it is (its token, signed anew, has the same length).
+    expect(head.headers['content-length']).toBe(String(plainFeed.rawPayload.length));
   });
 
   it('compresses MCP tool results over 1 KB as Accept-Encoding allows, and leaves a small answer as it is', async () => {
@@ -188,8 +196,12 @@ describeEachBackend('compressed pages of GET /api/v1/contacts', (db) => {
       expect(compressed.rawPayload.length).toBeLessThan(plainResult.rawPayload.length / 3);
       expect(JSON.parse(decode(compressed.rawPayload).toString())).toEqual(plainResult.json());
     }
+    expect((await mcp('gzip, br', listing)).headers['content-encoding']).toBe('br');
+    // One negotiation rule for every answer: deflate, which every client that asks for it takes gzip beside, is not one.
+    expect((await mcp('deflate', listing)).headers['content-encoding']).toBeUndefined();
     const ping = await mcp('gzip, br', { jsonrpc: '2.0', id: 2, method: 'ping' });
     expect(ping.headers['content-encoding']).toBeUndefined();
+    expect(ping.headers.vary).toBe('Accept-Encoding');
     expect(ping.json()).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
   });
 

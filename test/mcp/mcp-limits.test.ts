@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
+import { REQUEST_TIMEOUT_MESSAGE } from '../../src/http/errors.js';
 import { MCP_BODY_LIMIT_BYTES, MCP_BUSY_MESSAGE, MCP_RESPONSE_LIMIT_BYTES } from '../../src/http/routes/mcp.js';
 import { MAX_BATCH_MESSAGES } from '../../src/mcp/batches.js';
 import { CALL_RESERVATION_BYTES, OTHER_RESERVATION_BYTES } from '../../src/mcp/inflight-bytes.js';
@@ -300,6 +301,32 @@ describeEachBackend('MCP limits', (db) => {
         await app.close();
       }
     });
+  });
+
+  it('answers 503 to a request not answered within REQUEST_TIMEOUT_MS, as every route does, and gives its reservation back', async () => {
+    let openGate = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const hung = overrideStore(db().store, {
+      contacts: {
+        listPage: async (...args) => {
+          await gate;
+          return db().store.contacts.listPage(...args);
+        },
+      },
+    });
+    // Room for one call at a time: the next one runs only once the first gave its reservation back.
+    const app = await buildTestApp(hung, { http: { requestTimeoutMs: 300, mcpInflightBytes: CALL_RESERVATION_BYTES } });
+    try {
+      const key = await newKey();
+      const late = await post(app, key, call(1, 'list_contacts', { limit: 1 }), '2025-11-25');
+      expect(late.statusCode).toBe(503);
+      expect(late.json()).toEqual({ error: REQUEST_TIMEOUT_MESSAGE });
+      openGate();
+      expect((await post(app, key, call(2, 'list_contacts', { limit: 1 }), '2025-11-25')).statusCode).toBe(200);
+    } finally {
+      openGate();
+      await app.close();
+    }
   });
 
   it(`refuses a request body over ${MCP_BODY_LIMIT_BYTES} bytes with 413 before reading it as JSON-RPC`, async () => {

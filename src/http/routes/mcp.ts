@@ -1,15 +1,10 @@
-import { constants } from 'node:zlib';
-import compression from 'compression';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { reservationBytes, type InflightBytes } from '../../mcp/inflight-bytes.js';
 import type { ToolCallAdmission } from '../../mcp/metered-transport.js';
 import type { ContactStore } from '../../store/store.js';
-import { INTERNAL_ERROR_MESSAGE } from '../../domain/errors.js';
 import { MCP_PATH } from '../../oauth/oauth-config.js';
 import { principalOf } from '../authorize.js';
-import { handOverResponse } from '../hand-over.js';
 import { handleError } from '../errors.js';
-import { FAST_LEVELS, MIN_COMPRESSED_BYTES } from '../page-compression.js';
 import type { RateLimiter } from '../rate-limit.js';
 
 /** A batch of 20 calls takes a few KB; anything near this is not a client talking to these three tools. */
@@ -41,10 +36,13 @@ export function registerMcpRoute(
     inflight: InflightBytes;
   },
 ): void {
+  // What the transport tells tools as the request's URL: this endpoint under the issuer, the resource tokens are bound to.
+  const endpointUrl = new URL(MCP_PATH, deps.allowed.issuer).href;
   app.post(
     MCP_PATH,
     {
       schema: { hide: true },
+      config: { compress: true },
       bodyLimit: MCP_BODY_LIMIT_BYTES,
       onRequest: async (request, reply) => {
         const refusal = originRefusal(request.headers.origin, deps.allowed);
@@ -61,7 +59,7 @@ export function registerMcpRoute(
       },
     },
     async (request, reply) => {
-      const { batchRefusal, createMcpServer, MeteredTransport, StreamableHTTPServerTransport } = await loadHosted();
+      const { batchRefusal, createMcpServer, MeteredTransport, WebStandardStreamableHTTPServerTransport } = await loadHosted();
       const refusal = batchRefusal(request.body, headerValue(request.headers['mcp-protocol-version']));
       if (refusal !== null) return reply.code(400).send(jsonRpcError(-32600, refusal));
       // Reserved before anything runs, whatever the rate limit allowed: answers of many batches at once exhausted the heap.
@@ -82,49 +80,31 @@ export function registerMcpRoute(
           return { allowed: true };
         }
         const verdict = await deps.rateLimiter.count(keyId, request.log);
-        // The response is written once every call has answered, so its headers end up telling the batch's final count.
-        for (const [name, value] of Object.entries(verdict.headers)) reply.raw.setHeader(name, value);
+        // The response is sent once every call has answered, so its headers end up telling the batch's final count.
+        reply.headers(verdict.headers);
         return verdict;
       };
       // JSON responses rather than an event stream: every tool answers at once, and plain JSON passes any proxy.
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       const metered = new MeteredTransport(transport, { maxResponseBytes: MCP_RESPONSE_LIMIT_BYTES, admitToolCall });
-      handOverResponse(reply);
-      compressWhenAllowed(request, reply);
       reply.raw.once('close', () => {
         void metered.close();
         void server.close();
       });
-      try {
-        await server.connect(metered);
-        await transport.handleRequest(request.raw, reply.raw, request.body);
-      } catch (error) {
-        request.log.error({ err: error }, 'MCP request failed');
-        if (reply.raw.headersSent) {
-          reply.raw.destroy();
-          return;
-        }
-        reply.raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-        reply.raw.end(JSON.stringify({ error: INTERNAL_ERROR_MESSAGE }));
-      }
+      await server.connect(metered);
+      const answer = await transport.handleRequest(webRequestOf(request, endpointUrl), { parsedBody: request.body });
+      // Sent by Fastify, not written by the transport, so the compression plugin and every hook see it as any answer.
+      answer.headers.forEach((value, name) => void reply.header(name, value));
+      return reply.code(answer.status).send(answer.body === null ? undefined : Buffer.from(await answer.arrayBuffer()));
     },
   );
 }
 
-/**
- * The transport writes the response itself, so the `compression` middleware wraps it: Brotli or gzip at the fast
- * levels the listing uses for pages read once, as Accept-Encoding allows, from 1 KB; `Vary: Accept-Encoding` always.
- * A page of tool results is JSON inside JSON and compresses as well as a listing page.
- */
-const compressResponse = compression({
-  threshold: MIN_COMPRESSED_BYTES,
-  level: FAST_LEVELS.gzip,
-  brotli: { params: { [constants.BROTLI_PARAM_QUALITY]: FAST_LEVELS.br } },
-});
-
-function compressWhenAllowed(request: FastifyRequest, reply: FastifyReply): void {
-  // The middleware's types are Express's; it uses only Node's request and response.
-  compressResponse(request.raw as never, reply.raw as never, () => undefined);
+/** The request as the SDK's web-standard transport reads it: its headers (Fastify parsed the body already). */
+function webRequestOf(request: FastifyRequest, endpointUrl: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers.set(name, String(value));
+  return new Request(endpointUrl, { method: request.method, headers });
 }
 
 let hosted: Promise<typeof import('../../mcp/hosted.js')> | undefined;
