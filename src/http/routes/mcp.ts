@@ -5,7 +5,7 @@ import { reservationBytes, type InflightBytes } from '../../mcp/inflight-bytes.j
 import type { ToolCallAdmission } from '../../mcp/metered-transport.js';
 import type { ContactStore } from '../../store/store.js';
 import { INTERNAL_ERROR_MESSAGE } from '../../domain/errors.js';
-import { MCP_PATH } from '../../oauth/oauth-config.js';
+import { MCP_PATH } from '../../mcp/endpoint.js';
 import { principalOf } from '../authorize.js';
 import { handOverResponse } from '../hand-over.js';
 import { handleError } from '../errors.js';
