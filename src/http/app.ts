@@ -68,9 +68,9 @@ export interface AppDependencies {
 }
 
 /**
- * Builds the whole HTTP application without listening: the server and every test use this. Cross-cutting plugins come
- * first, in the order their hooks run (a hook applies to the routes registered after it); then the doors: the REST
- * API, OAuth, MCP; then the public routes.
+ * Builds the whole HTTP application without listening: the server and every test use this. The cross-cutting plugins
+ * come first, before any route, in the order their hooks run; then the doors: the REST API, OAuth, MCP; then the
+ * public routes.
  */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, store, authenticator } = deps;
