@@ -1,16 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { createAuthenticator } from './auth/authenticator.js';
 import { listenUrlOf, type Config, type RateLimitConfig } from './config.js';
 import { RATE_LIMIT_WINDOW_MS } from './domain/rate-limit.js';
 import { buildApp } from './http/app.js';
-import { AggregatorRegistry } from 'prom-client';
-import { askPrimary } from './cluster/ipc.js';
-import { createPrimaryCounter } from './cluster/primary-counter.js';
 import { inflightRequests } from './http/inflight-requests.js';
 import { createMetrics } from './http/metrics.js';
-import { listenForMetrics, type MetricsListener } from './http/metrics-endpoint.js';
+import { listenForMetrics, type MetricsListener, type MetricsSource } from './http/metrics-endpoint.js';
 import { stdoutDestination } from './log-destination.js';
 import { createLogger } from './logger.js';
 import { createMemoryCounter } from './rate-limit/memory-counter.js';
@@ -32,6 +30,17 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * What a cluster worker leaves to its primary (src/cluster/worker.ts makes it; `serve` passes it): counting rate-limit
+ * hits for every worker when there is no Redis, and gathering every worker's metrics.
+ */
+export interface ClusterWorker {
+  /** A counter kept by the primary, so that a limit holds per instance rather than per worker. */
+  createCounter(): RequestCounter;
+  /** Lets the primary collect this worker's metrics; returns every worker's, which GET /metrics then serves. */
+  shareMetrics(registry: Registry): MetricsSource;
+}
+
 /** Where requests are counted for the rate limit: Redis when several instances share it, else memory. */
 async function openRequestCounter(rateLimit: RateLimitConfig): Promise<RequestCounter> {
   if (rateLimit.redisUrl === null) return createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS });
@@ -47,7 +56,7 @@ async function openRequestCounter(rateLimit: RateLimitConfig): Promise<RequestCo
 export async function startServer(
   config: Config,
   listen: { host: string; port: number },
-  options: { worker?: boolean } = {},
+  options: { worker?: ClusterWorker } = {},
 ): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const storeOptions = {
@@ -82,48 +91,21 @@ export async function startServer(
       processMetrics: true,
       logLinesDropped: stdoutDestination().dropped,
     });
-    if (options.worker) {
-      // Constructing one is what makes prom-client answer the primary's metrics requests in this worker.
-      new AggregatorRegistry();
-      AggregatorRegistry.setRegistries([metrics.registry]);
-    }
+    const metricsSource = options.worker?.shareMetrics(metrics.registry);
     const {
       perMinute,
       oauthRegistrationsPerMinute: registrationsPerMinute,
       oauthAuthorizationsPerMinute: authorizationsPerMinute,
     } = config.rateLimit;
     if (Math.max(perMinute, registrationsPerMinute, authorizationsPerMinute) > 0) {
-      counter = options.worker && config.rateLimit.redisUrl === null ? createPrimaryCounter() : await openRequestCounter(config.rateLimit);
+      counter =
+        options.worker && config.rateLimit.redisUrl === null ? options.worker.createCounter() : await openRequestCounter(config.rateLimit);
       logger.info(
         { perMinute, registrationsPerMinute, authorizationsPerMinute, counter: counter.kind },
         'rate limits per API key and OAuth client address',
       );
     }
-    const app = await buildApp({
-      store,
-      authenticator,
-      apiKeyPrefix: config.apiKeyPrefix,
-      logger,
-      metrics,
-      changesRetentionDays: config.changesRetentionDays,
-      oauth: config.oauth,
-      contactUrlTemplate: config.contactUrlTemplate,
-      openApi: config.openApi,
-      ...(options.worker
-        ? { metricsSource: { contentType: metrics.registry.contentType, metrics: () => askPrimary<string>({ kind: 'metrics' }) } }
-        : {}),
-      ...(counter ? { rateLimit: { perMinute, oauth: { registrationsPerMinute, authorizationsPerMinute }, counter } } : {}),
-      http: {
-        requestTimeoutMs: config.requestTimeoutMs,
-        trustProxy: config.trustProxy,
-        corsOrigins: config.corsOrigins,
-        hstsMaxAgeSeconds: config.hstsMaxAgeSeconds,
-        metricsToken: config.metrics.token,
-        mcpInflightBytes: config.mcpInflightMb * 1024 * 1024,
-        maxInflightRequests: config.maxInflightRequests,
-        slowReaders: { stallTimeoutMs: config.writeStallTimeoutMs, maxBacklogBytes: config.writeBacklogMaxKb * 1024 },
-      },
-    });
+    const app = await buildApp({ config, store, authenticator, logger, metrics, metricsSource, requestCounter: counter });
     if (config.metrics.port !== null && !options.worker) {
       metricsListener = await listenForMetrics(metrics.registry, { host: config.metrics.host, port: config.metrics.port });
     }

@@ -1,6 +1,9 @@
+import { AggregatorRegistry } from 'prom-client';
 import { flushLogs } from '../log-destination.js';
-import type { RunningServer } from '../server.js';
+import type { ClusterWorker, RunningServer } from '../server.js';
 import { SHUTDOWN_SIGNALS } from '../shutdown-signals.js';
+import { askPrimary } from './ipc.js';
+import { createPrimaryCounter } from './primary-counter.js';
 
 /**
  * How the primary tells a worker to shut down gracefully. Workers ignore signals: a Ctrl-C reaches every process
@@ -18,6 +21,17 @@ export function isFatalStartMessage(message: unknown): message is FatalStartMess
   const candidate = message as Partial<FatalStartMessage> | null;
   return candidate?.channel === 'contacts-api' && typeof candidate.fatal === 'string';
 }
+
+/** What this worker leaves to its primary, for startServer: the rate-limit counts and the metrics of every worker. */
+export const clusterWorker: ClusterWorker = {
+  createCounter: createPrimaryCounter,
+  shareMetrics: (registry) => {
+    // Constructing one is what makes prom-client answer the primary's metrics requests in this worker.
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries([registry]);
+    return { contentType: registry.contentType, metrics: () => askPrimary<string>({ kind: 'metrics' }) };
+  },
+};
 
 /** Resolves when the primary asks this worker to shut down, or goes away. Workers ignore signals (see SHUTDOWN_MESSAGE). */
 export function primaryShutdownRequest(): Promise<void> {

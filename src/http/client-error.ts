@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { REQUEST_TIMEOUT_MESSAGE } from './errors.js';
-import { API_CONTENT_SECURITY_POLICY } from './security-headers.js';
+import { API_CONTENT_SECURITY_POLICY } from './plugins/security-headers.js';
 
 export const HEADERS_TOO_LARGE_MESSAGE = 'Request line and headers too large: at most 16 KB together';
 

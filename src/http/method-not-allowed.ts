@@ -1,11 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PublicError } from '../domain/errors.js';
 
 /**
  * Remembers which methods each path serves, so a request that matches a path but not its method is
  * answered 405 with `Allow`, and a path nobody serves 404.
  */
-export function trackAllowedMethods(app: FastifyInstance): (request: FastifyRequest, reply: FastifyReply) => never {
+export function trackAllowedMethods(app: FastifyInstance): (request: FastifyRequest) => never {
   const allowed = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
     const methods = allowed.get(route.url) ?? new Set<string>();

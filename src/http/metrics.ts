@@ -1,10 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { AuthError } from '../auth/authenticator.js';
 import type { PoolStats } from '../store/store.js';
-
-/** The route label of requests that matched no route, so unknown URLs can't grow the label set. */
-export const UNMATCHED_ROUTE = 'unmatched';
 
 const HTTP_LABELS = ['method', 'route', 'status_code'] as const;
 
@@ -97,20 +92,4 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       registers,
     }),
   };
-}
-
-/** Counts and times every response by route pattern (never the raw URL), and authentication failures by reason. */
-export function observeRequests(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
-    const labels = {
-      method: request.method,
-      route: request.routeOptions.url ?? UNMATCHED_ROUTE,
-      status_code: String(reply.statusCode),
-    };
-    metrics.httpRequests.inc(labels);
-    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
-  });
-  app.addHook('onError', async (_request, _reply, error) => {
-    if (error instanceof AuthError) metrics.authFailures.inc({ reason: error.reason });
-  });
 }

@@ -1,3 +1,5 @@
+import { MCP_PATH } from '../mcp/endpoint.js';
+
 /** How /mcp accepts OAuth access tokens besides API keys (docs/oauth.md). */
 export interface OAuthConfig {
   /**
@@ -38,9 +40,6 @@ export interface ConsentBranding {
   /** OAUTH_API_KEYS_URL (default none): where a user makes an API key, linked from the form. */
   readonly apiKeysUrl: string | null;
 }
-
-/** The path agents connect to; its URL under the issuer is the protected resource tokens are bound to. */
-export const MCP_PATH = '/mcp';
 
 export function mcpResourceOf(config: Pick<OAuthConfig, 'issuer'>): string {
   return `${config.issuer}${MCP_PATH}`;

@@ -206,7 +206,7 @@ describe('malicious input over a real socket gets its 4xx JSON and changes nothi
     const created = await createTestDatabase('sqlite', null);
     dispose = created.dispose;
     store = created.database.store;
-    app = await buildTestApp(store, { http: { requestTimeoutMs: REQUEST_TIMEOUT_MS } });
+    app = await buildTestApp(store, { config: { requestTimeoutMs: REQUEST_TIMEOUT_MS } });
     ({ user, key } = await seed(store, app));
     before = await snapshot(store, user);
     origin = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -18,7 +18,10 @@ describe('packages/client/src/openapi-types.ts', () => {
   it('is exactly what openapi-typescript generates from the served OpenAPI document, so the client types cannot drift', async () => {
     const { database, dispose } = await createTestDatabase('sqlite', null);
     // As deployed by default, with a rate limit: the client meets 429 and the rate-limit headers.
-    const app = await buildTestApp(database.store, { rateLimit: { perMinute: 600, counter: createMemoryCounter({ windowMs: 60_000 }) } });
+    const app = await buildTestApp(database.store, {
+      config: { rateLimit: { perMinute: 600 } },
+      requestCounter: createMemoryCounter({ windowMs: 60_000 }),
+    });
     try {
       const response = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
       expect(response.statusCode).toBe(200);

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator, LAST_USED_RESOLUTION_MS } from '../../src/auth/authenticator.js';
 import { generateApiKey } from '../../src/domain/api-key.js';
-import { buildApp } from '../../src/http/app.js';
 import type { KeyStore, Store } from '../../src/store/store.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
@@ -124,11 +123,8 @@ describeEachBackend('authentication and authorization (spec §5)', (db) => {
       const user = await createUser(store);
       const { id, key } = await createKey(store, user.id);
       let now = Date.parse('2030-01-01T00:00:00.000Z');
-      const clockApp = await buildApp({
-        store,
+      const clockApp = await buildTestApp(store, {
         authenticator: createAuthenticator({ keys: store.keys, apiKeyPrefix: TEST_KEY_PREFIX, now: () => now }),
-        apiKeyPrefix: TEST_KEY_PREFIX,
-        logger: false,
       });
       const lastUsed = async () => (await store.keys.listForOwner(user.id)).find((k) => k.id === id)!.last_used_at;
       const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
@@ -155,12 +151,7 @@ describeEachBackend('authentication and authorization (spec §5)', (db) => {
           return store.keys.findByHash(hash);
         },
       });
-      const spyApp = await buildApp({
-        store,
-        authenticator: createAuthenticator({ keys, apiKeyPrefix: TEST_KEY_PREFIX }),
-        apiKeyPrefix: TEST_KEY_PREFIX,
-        logger: false,
-      });
+      const spyApp = await buildTestApp(store, { authenticator: createAuthenticator({ keys, apiKeyPrefix: TEST_KEY_PREFIX }) });
       const badChecksum = `${validKey.slice(0, -1)}${validKey.endsWith('A') ? 'B' : 'A'}`;
       for (const authorization of ['Bearer nope', `Bearer ${badChecksum}`, 'Basic abc', '']) {
         expect((await spyApp.inject({ method: 'GET', url: '/api/v1/contacts', headers: { authorization } })).statusCode).toBe(401);

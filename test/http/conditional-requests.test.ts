@@ -112,7 +112,8 @@ describeEachBackend('conditional requests on GET /api/v1/contacts', (db) => {
 
   it('a 304 counts against the rate limit like any request that passed the key check (docs/api.md)', async () => {
     const limited = await buildTestApp(db().store, {
-      rateLimit: { perMinute: 2, counter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }) },
+      config: { rateLimit: { perMinute: 2 } },
+      requestCounter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }),
     });
     try {
       const send = () => limited.inject({ method: 'GET', url: '/api/v1/contacts', headers: { ...bearer(key), 'if-none-match': '*' } });

@@ -68,7 +68,8 @@ describeEachBackend('logs never carry keys, the Authorization header or contact 
       ),
       {
         logger: logs.logger,
-        rateLimit: { perMinute: 3, counter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }) },
+        config: { rateLimit: { perMinute: 3 } },
+        requestCounter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }),
       },
     );
   });

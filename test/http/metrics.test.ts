@@ -40,8 +40,8 @@ describeEachBackend('GET /metrics (Prometheus)', (db) => {
     };
     await store.keys.revoke(keys.revoked.id);
     app = await buildTestApp(store, {
-      rateLimit: { perMinute: 2, counter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }) },
-      http: { metricsToken: TOKEN },
+      config: { rateLimit: { perMinute: 2 }, metrics: { token: TOKEN } },
+      requestCounter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }),
     });
     const get = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers });
     await get('/api/v1/contacts?limit=1', bearer(keys.ok));

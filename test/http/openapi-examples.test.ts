@@ -41,7 +41,10 @@ describe('the OpenAPI document’s examples', () => {
       database: { store },
       dispose,
     } = await createTestDatabase('sqlite', null));
-    const app = await buildTestApp(store, { rateLimit: { perMinute: 600, counter: createMemoryCounter({ windowMs: 60_000 }) } });
+    const app = await buildTestApp(store, {
+      config: { rateLimit: { perMinute: 600 } },
+      requestCounter: createMemoryCounter({ windowMs: 60_000 }),
+    });
     document = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
     await app.close();
   });

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AppDependencies } from '../../src/http/app.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
-import { buildTestApp } from '../support/app.js';
+import { buildTestApp, type TestAppOptions } from '../support/app.js';
 import { createTestDatabase } from '../support/backends.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -14,7 +13,7 @@ const run = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
 
 /** The document as a deployment with these settings serves it, written to a file for the linters. */
-async function servedDocument(name: string, options: Partial<AppDependencies>): Promise<string> {
+async function servedDocument(name: string, options: TestAppOptions): Promise<string> {
   const { database, dispose } = await createTestDatabase('sqlite', null);
   const app = await buildTestApp(database.store, options);
   try {
@@ -39,10 +38,13 @@ async function report(command: string, args: string[]): Promise<string> {
   }
 }
 
-const DEPLOYMENTS: Record<string, Partial<AppDependencies>> = {
-  'the default (rate-limited, servers `/`)': { rateLimit: { perMinute: 600, counter: createMemoryCounter({ windowMs: 60_000 }) } },
+const DEPLOYMENTS: Record<string, TestAppOptions> = {
+  'the default (rate-limited, servers `/`)': {
+    config: { rateLimit: { perMinute: 600 } },
+    requestCounter: createMemoryCounter({ windowMs: 60_000 }),
+  },
   'no rate limit, a public URL and a contact': {
-    openApi: { publicUrl: 'https://contacts.acme.dev', contact: { url: 'https://acme.dev/support' } },
+    config: { openApi: { publicUrl: 'https://contacts.acme.dev', contact: { url: 'https://acme.dev/support' } } },
   },
 };
 

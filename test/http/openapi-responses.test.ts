@@ -48,8 +48,8 @@ describeEachBackend('every answer agrees with the served OpenAPI document', (db)
     keys.unscoped = (await createKey(store, user.id, { scopes: [] })).key;
     keys.free = (await createKey(store, (await createUser(store, 'free')).id)).key;
     app = await buildTestApp(store, {
-      rateLimit: { perMinute: PER_MINUTE, counter: createMemoryCounter({ windowMs: 60_000 }) },
-      http: { requestTimeoutMs: REQUEST_TIMEOUT_MS },
+      config: { rateLimit: { perMinute: PER_MINUTE }, requestTimeoutMs: REQUEST_TIMEOUT_MS },
+      requestCounter: createMemoryCounter({ windowMs: 60_000 }),
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as AddressInfo).port;

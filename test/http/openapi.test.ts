@@ -34,7 +34,10 @@ describe('GET /api/v1/openapi.json', () => {
       contactRecord({ name: 'Sparse' }),
     ]);
     // As deployed by default: with a rate limit.
-    app = await buildTestApp(database.store, { rateLimit: { perMinute: 600, counter: createMemoryCounter({ windowMs: 60_000 }) } });
+    app = await buildTestApp(database.store, {
+      config: { rateLimit: { perMinute: 600 } },
+      requestCounter: createMemoryCounter({ windowMs: 60_000 }),
+    });
     const response = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
     expect(response.statusCode).toBe(200);
     document = response.json();
@@ -136,7 +139,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(document.info.contact).toEqual({ name: 'API support' });
     expect(document.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
     const named = await buildTestApp(database.store, {
-      openApi: { publicUrl: 'https://api.example.com/contacts', contact: { email: 'api@example.com' } },
+      config: { openApi: { publicUrl: 'https://api.example.com/contacts', contact: { email: 'api@example.com' } } },
     });
     try {
       const served = (await named.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_CONTENT_SECURITY_POLICY, addSecurityHeaders } from '../../src/http/security-headers.js';
+import securityHeaders, { API_CONTENT_SECURITY_POLICY } from '../../src/http/plugins/security-headers.js';
 import type { Store } from '../../src/store/store.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { createTestDatabase, describeEachBackend } from '../support/backends.js';
@@ -102,7 +102,7 @@ describe('HTTP hardening', () => {
     });
 
     it('sends Strict-Transport-Security only when configured', async () => {
-      const app = await appWith({ http: { hstsMaxAgeSeconds: 31_536_000 } });
+      const app = await appWith({ config: { hstsMaxAgeSeconds: 31_536_000 } });
       const response = await app.inject({ method: 'GET', url: '/healthz' });
       expect(response.headers['strict-transport-security']).toBe('max-age=31536000');
     });
@@ -110,7 +110,7 @@ describe('HTTP hardening', () => {
     it('lets a route that serves HTML set its own Content-Security-Policy', async () => {
       const app = Fastify();
       apps.push(app);
-      addSecurityHeaders(app, { hstsMaxAgeSeconds: null });
+      await app.register(securityHeaders, { hstsMaxAgeSeconds: null });
       const pagePolicy = "default-src 'self'; script-src 'self'";
       app.get('/page', { config: { contentSecurityPolicy: pagePolicy } }, async () => 'html');
       app.get('/data', async () => ({}));
@@ -130,7 +130,7 @@ describe('HTTP hardening', () => {
     });
 
     it('allows exactly the listed origins, exposing the entity tag, rate-limit and request-id headers', async () => {
-      const app = await appWith({ http: { corsOrigins: [origin] } });
+      const app = await appWith({ config: { corsOrigins: [origin] } });
       const allowed = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: { ...bearer(key), origin } });
       expect(allowed.statusCode).toBe(200);
       expect(allowed.headers['access-control-allow-origin']).toBe(origin);
@@ -149,7 +149,7 @@ describe('HTTP hardening', () => {
     });
 
     it('says Vary: Origin beside Accept-Encoding on every route that varies on both, cacheable ones included', async () => {
-      const app = await appWith({ http: { corsOrigins: [origin] } });
+      const app = await appWith({ config: { corsOrigins: [origin] } });
       const docs = await app.inject({ method: 'GET', url: '/docs' });
       const bundle = /<script src="([^"]+)"/.exec(docs.body)![1]!;
       const sync = (await app.inject({ method: 'GET', url: '/api/v1/contacts/changes', headers: bearer(key) })).json<{
@@ -171,7 +171,7 @@ describe('HTTP hardening', () => {
     });
 
     it('answers a preflight with the allowed methods and headers', async () => {
-      const app = await appWith({ http: { corsOrigins: [origin] } });
+      const app = await appWith({ config: { corsOrigins: [origin] } });
       const response = await app.inject({
         method: 'OPTIONS',
         url: '/api/v1/contacts',
@@ -237,7 +237,7 @@ describe('HTTP hardening', () => {
   describe('TRUST_PROXY', () => {
     const loggedAddress = async (trustProxy: boolean | readonly string[]) => {
       const logs = captureLogs('info');
-      const app = await appWith({ logger: logs.logger, http: { trustProxy } });
+      const app = await appWith({ logger: logs.logger, config: { trustProxy } });
       await app.inject({ method: 'GET', url: '/healthz', remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': '203.0.113.7' } });
       return logs.lines().find((line) => line.msg === 'incoming request')?.req.remoteAddress;
     };
@@ -268,7 +268,7 @@ describe('HTTP hardening', () => {
           },
         },
       });
-      const app = await buildTestApp(slow, { http: { requestTimeoutMs: 200 } });
+      const app = await buildTestApp(slow, { config: { requestTimeoutMs: 200 } });
       apps.push(app);
       const response = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) });
       release();

@@ -95,7 +95,12 @@ describe('rate limit when Redis is unreachable', () => {
     });
     const logs = captureLogs('warn');
     const metrics = createMetrics();
-    const app = await buildTestApp(database.store, { logger: logs.logger, metrics, rateLimit: { perMinute: LIMIT, counter } });
+    const app = await buildTestApp(database.store, {
+      logger: logs.logger,
+      metrics,
+      config: { rateLimit: { perMinute: LIMIT } },
+      requestCounter: counter,
+    });
     try {
       const owner = await createUser(database.store);
       const { key } = await createKey(database.store, owner.id);

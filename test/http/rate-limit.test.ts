@@ -38,7 +38,7 @@ describeEachBackend('rate limit per API key, in memory', (db) => {
     ownerId = (await createUser(store)).id;
     await importNumberedContacts(store, ownerId, 2, 'Limited');
     harness = testCounter();
-    app = await buildTestApp(store, { rateLimit: { perMinute: LIMIT, counter: harness.counter } });
+    app = await buildTestApp(store, { config: { rateLimit: { perMinute: LIMIT } }, requestCounter: harness.counter });
   });
   afterAll(async () => {
     await app?.close();
@@ -140,7 +140,7 @@ describe('rate limit of 0 per minute', () => {
   it('turns rate limiting off: no counting, no headers, no 429', async () => {
     const { database, dispose } = await createTestDatabase('sqlite', null);
     const harness = testCounter();
-    const app = await buildTestApp(database.store, { rateLimit: { perMinute: 0, counter: harness.counter } });
+    const app = await buildTestApp(database.store, { config: { rateLimit: { perMinute: 0 } }, requestCounter: harness.counter });
     try {
       const owner = await createUser(database.store);
       const { key } = await createKey(database.store, owner.id);

@@ -159,7 +159,7 @@ describeEachBackend('MCP authentication', (db) => {
       });
       expect((await post(bearer(keys.valid))).status).toBe(200);
 
-      const allowing = await buildTestApp(db().store, { http: { corsOrigins: ['https://app.example.com'] } });
+      const allowing = await buildTestApp(db().store, { config: { corsOrigins: ['https://app.example.com'] } });
       const call = (origin: string) =>
         allowing.inject({
           method: 'POST',

@@ -74,7 +74,7 @@ describeEachBackend('MCP limits', (db) => {
     });
     open = await buildTestApp(counting);
     const counter = createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS, now: () => clock.now });
-    limited = await buildTestApp(counting, { rateLimit: { perMinute: LIMIT, counter } });
+    limited = await buildTestApp(counting, { config: { rateLimit: { perMinute: LIMIT } }, requestCounter: counter });
   });
   afterAll(async () => {
     await open?.close();
@@ -185,16 +185,14 @@ describeEachBackend('MCP limits', (db) => {
     it('lets every call of a batch through while the counter fails, as it lets requests through', async () => {
       let hits = 0;
       const failing = await buildTestApp(db().store, {
-        rateLimit: {
-          perMinute: 1,
-          counter: {
-            kind: 'redis',
-            hit: async () => {
-              hits += 1;
-              throw new Error('redis down');
-            },
-            close: async () => undefined,
+        config: { rateLimit: { perMinute: 1 } },
+        requestCounter: {
+          kind: 'redis',
+          hit: async () => {
+            hits += 1;
+            throw new Error('redis down');
           },
+          close: async () => undefined,
         },
       });
       try {
@@ -279,7 +277,10 @@ describeEachBackend('MCP limits', (db) => {
         },
       });
       // Room for the batch of two calls and a ping beside it, not for a third call.
-      const app = await buildTestApp(gated, { http: { mcpInflightBytes: 2 * CALL_RESERVATION_BYTES + OTHER_RESERVATION_BYTES } });
+      // MCP_INFLIGHT_MB is in MiB: a fraction of one holds exactly two calls' reservations.
+      const app = await buildTestApp(gated, {
+        config: { mcpInflightMb: (2 * CALL_RESERVATION_BYTES + OTHER_RESERVATION_BYTES) / (1024 * 1024) },
+      });
       try {
         const key = await newKey();
         const running = post(app, key, [call(1, 'list_contacts', { limit: 1 }), call(2, 'list_contacts', { limit: 1 })], '2025-03-26');
@@ -315,7 +316,7 @@ describeEachBackend('MCP limits', (db) => {
       },
     });
     // Room for one call at a time: the next one runs only once the first gave its reservation back.
-    const app = await buildTestApp(hung, { http: { requestTimeoutMs: 300, mcpInflightBytes: CALL_RESERVATION_BYTES } });
+    const app = await buildTestApp(hung, { config: { requestTimeoutMs: 300, mcpInflightMb: CALL_RESERVATION_BYTES / (1024 * 1024) } });
     try {
       const key = await newKey();
       const late = await post(app, key, call(1, 'list_contacts', { limit: 1 }), '2025-11-25');

@@ -83,7 +83,7 @@ describeEachBackend('MCP tools', (db) => {
     owned = (await store.contacts.listPage(owner.id, { limit: 100, offset: 0 })).contacts;
     otherOwned = (await store.contacts.listPage(other.id, { limit: 100, offset: 0 })).contacts;
     selfId = await selfContactId(db().databaseUrl, owner.id);
-    app = await buildTestApp(store, { contactUrlTemplate: 'https://app.example.com/contacts/{id}' });
+    app = await buildTestApp(store, { config: { contactUrlTemplate: 'https://app.example.com/contacts/{id}' } });
     await app.listen({ host: '127.0.0.1', port: 0 });
     baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   });

@@ -49,7 +49,7 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
     const { store } = db();
     const owner = await createUser(store);
     apiKey = (await createKey(store, owner.id)).key;
-    app = await buildTestApp(store, { oauth: oauthConfig() });
+    app = await buildTestApp(store, { config: { oauth: oauthConfig() } });
     const registered = await app.inject({
       method: 'POST',
       url: '/oauth/register',
@@ -244,12 +244,8 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
     let limited: FastifyInstance;
     beforeAll(async () => {
       limited = await buildTestApp(db().store, {
-        oauth: oauthConfig(),
-        rateLimit: {
-          perMinute: 0,
-          oauth: { registrationsPerMinute: 2, authorizationsPerMinute: 3 },
-          counter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }),
-        },
+        config: { oauth: oauthConfig(), rateLimit: { oauthRegistrationsPerMinute: 2, oauthAuthorizationsPerMinute: 3 } },
+        requestCounter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }),
       });
     });
     afterAll(async () => {
@@ -562,7 +558,7 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
 
     it('are fetched once for an authorization that fails, not again by its error handler', async () => {
       const listener = await startConnectionCounter();
-      const testing = await buildTestApp(db().store, { oauth: oauthConfig({ clientMetadataAllowPrivate: true }) });
+      const testing = await buildTestApp(db().store, { config: { oauth: oauthConfig({ clientMetadataAllowPrivate: true }) } });
       try {
         const response = await testing.inject({
           method: 'GET',
@@ -624,7 +620,7 @@ describeEachBackend('/mcp with an external OAuth issuer', (db) => {
         .sign(privateKey);
     const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks`;
     app = await buildTestApp(store, {
-      oauth: oauthConfig({ external: { issuer: EXTERNAL, jwksUrl, audience: RESOURCE, userClaim: 'sub' } }),
+      config: { oauth: oauthConfig({ external: { issuer: EXTERNAL, jwksUrl, audience: RESOURCE, userClaim: 'sub' } }) },
     });
   });
   afterAll(async () => {

@@ -1,19 +1,55 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { createAuthenticator } from '../../src/auth/authenticator.js';
-import { buildApp, type AppDependencies } from '../../src/http/app.js';
+import { loadConfig } from '../../src/config.js';
+import { buildApp, type AppConfig, type AppDependencies } from '../../src/http/app.js';
+import { createMetrics } from '../../src/http/metrics.js';
 import type { Store } from '../../src/store/store.js';
 import { openApiResponseChecker, type OpenApiDocument } from './openapi-responses.js';
 import { TEST_KEY_PREFIX } from './seed.js';
 
+/** Settings that differ from the tests' defaults; a group (rateLimit, metrics, oauth, openApi) is merged into its defaults. */
+export type ConfigOverrides = {
+  [Name in keyof AppConfig]?: IsGroup<AppConfig[Name]> extends true ? Partial<AppConfig[Name]> : AppConfig[Name];
+};
+type IsGroup<Value> = Value extends readonly unknown[] ? false : Value extends object ? true : false;
+
+export interface TestAppOptions extends Partial<Omit<AppDependencies, 'store' | 'config'>> {
+  config?: ConfigOverrides;
+}
+
+/** The configuration's defaults (an empty environment), with the tests' key prefix and no rate limit. */
+const TEST_CONFIG: AppConfig = (() => {
+  const defaults = loadConfig({});
+  const noLimits = { perMinute: 0, oauthRegistrationsPerMinute: 0, oauthAuthorizationsPerMinute: 0 };
+  return { ...defaults, apiKeyPrefix: TEST_KEY_PREFIX, rateLimit: { ...defaults.rateLimit, ...noLimits } };
+})();
+
 /**
- * The real app on `store`, without logs or rate limit unless `options` (metrics, rateLimit, http, logger) says so.
- * Every answer a test gets through `inject` on a documented path is checked against the OpenAPI document the app
- * serves: a status, header or body the document does not declare fails the test that produced it.
+ * The real app on `store`, without logs or rate limit unless `options` says so (a rate limit needs its
+ * `requestCounter`). Every answer a test gets through `inject` on a documented path is checked against the OpenAPI
+ * document the app serves: a status, header or body the document does not declare fails the test that produced it.
  */
-export async function buildTestApp(store: Store, options: Partial<AppDependencies> = {}): Promise<FastifyInstance> {
-  const authenticator = createAuthenticator({ keys: store.keys, apiKeyPrefix: TEST_KEY_PREFIX });
-  const app = await buildApp({ store, authenticator, apiKeyPrefix: TEST_KEY_PREFIX, logger: false, ...options });
+export async function buildTestApp(store: Store, options: TestAppOptions = {}): Promise<FastifyInstance> {
+  const { config = {}, ...dependencies } = options;
+  const app = await buildApp({
+    store,
+    authenticator: createAuthenticator({ keys: store.keys, apiKeyPrefix: TEST_KEY_PREFIX }),
+    logger: false,
+    metrics: createMetrics({ poolStats: store.poolStats?.bind(store) }),
+    requestCounter: null,
+    ...dependencies,
+    config: withOverrides(TEST_CONFIG, config),
+  });
   return checkedAgainstItsDocument(app);
+}
+
+function withOverrides(defaults: AppConfig, overrides: ConfigOverrides): AppConfig {
+  const isGroup = (value: unknown): value is object => typeof value === 'object' && value !== null && !Array.isArray(value);
+  const merged: Record<string, unknown> = { ...defaults };
+  for (const [name, value] of Object.entries(overrides)) {
+    merged[name] = isGroup(merged[name]) && isGroup(value) ? { ...merged[name], ...value } : value;
+  }
+  return merged as AppConfig;
 }
 
 function checkedAgainstItsDocument(app: FastifyInstance): FastifyInstance {

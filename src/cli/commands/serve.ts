@@ -5,7 +5,7 @@ import closeWithGrace from 'close-with-grace';
 import type { Command } from 'commander';
 import { loadConfig, parsePort, parseWorkerCount, type Config } from '../../config.js';
 import { runPrimary } from '../../cluster/primary.js';
-import { failWorkerStart, primaryShutdownRequest, stopWorker } from '../../cluster/worker.js';
+import { clusterWorker, failWorkerStart, primaryShutdownRequest, stopWorker } from '../../cluster/worker.js';
 import { flushLogs } from '../../log-destination.js';
 import { createLogger } from '../../logger.js';
 import { startServer, type RunningServer } from '../../server.js';
@@ -62,7 +62,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const shutdownRequested = cluster.isWorker ? primaryShutdownRequest() : null;
       let server: RunningServer;
       try {
-        server = await startServer(config, { host, port }, { worker: cluster.isWorker });
+        server = await startServer(config, { host, port }, cluster.isWorker ? { worker: clusterWorker } : {});
       } catch (error) {
         const listenFailure = describeListenFailure(error, host, port);
         if (cluster.isWorker) {

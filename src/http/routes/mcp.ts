@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { reservationBytes, type InflightBytes } from '../../mcp/inflight-bytes.js';
 import type { ToolCallAdmission } from '../../mcp/metered-transport.js';
 import type { ContactStore } from '../../store/store.js';
-import { MCP_PATH } from '../../oauth/oauth-config.js';
+import { MCP_PATH } from '../../mcp/endpoint.js';
 import { principalOf } from '../authorize.js';
 import { handleError } from '../errors.js';
 import type { RateLimiter } from '../rate-limit.js';

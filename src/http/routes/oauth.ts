@@ -3,10 +3,11 @@ import type { InteractionResults } from 'oidc-provider';
 import type { Authenticator } from '../../auth/authenticator.js';
 import { AuthError } from '../../auth/authenticator.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
+import { MCP_PATH } from '../../mcp/endpoint.js';
 import { OAUTH_ROUTES, seenAtIssuer, type EmbeddedAuthorizationServer } from '../../oauth/authorization-server.js';
 import { consentContentSecurityPolicy, renderConsentPage, renderOAuthErrorPage } from '../../oauth/consent-page.js';
 import { PROTECTED_RESOURCE_METADATA_PATH } from '../../oauth/mcp-authenticator.js';
-import { MCP_PATH, mcpResourceOf, type OAuthConfig } from '../../oauth/oauth-config.js';
+import { mcpResourceOf, type OAuthConfig } from '../../oauth/oauth-config.js';
 import { handOverResponse } from '../hand-over.js';
 import { limitOAuthRequests, type OAuthRateLimiters } from '../oauth-rate-limit.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
-import { containsSecretShapedText } from '../logger.js';
+import fp from 'fastify-plugin';
+import { containsSecretShapedText } from '../../logger.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 /**
@@ -19,9 +19,12 @@ export function requestIdOf(request: IncomingMessage): string {
   return typeof offered === 'string' && SANE_REQUEST_ID.test(offered) && !containsSecretShapedText(offered) ? offered : randomUUID();
 }
 
-/** Returns the request id in `X-Request-Id` on every response, errors included. */
-export function echoRequestId(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-  });
-}
+/** Returns the request id (requestIdOf, the app's genReqId) in `X-Request-Id` on every response, errors included. */
+export default fp(
+  async (app) => {
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header(REQUEST_ID_HEADER, request.id);
+    });
+  },
+  { name: 'request-id' },
+);
