@@ -11,7 +11,7 @@ import { describeEachBackend } from '../support/backends.js';
 import { openOtherConnection, type OtherConnection } from '../support/other-connection.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 import { AWKWARD_CONTACT } from '../support/awkward-contact.js';
-import { useTempFiles } from '../unit/temp-files.js';
+import { useTempFiles } from '../support/temp-files.js';
 
 interface Change {
   type: 'upsert' | 'merge' | 'delete';

@@ -6,7 +6,7 @@ import { writeContacts } from '../../src/export/export-contacts.js';
 import { fold } from '../../src/export/formats/vcard.js';
 import { readContactsFile } from '../../src/import/read-contacts-file.js';
 import { AWKWARD_CONTACT } from '../support/awkward-contact.js';
-import { useTempFiles } from './temp-files.js';
+import { useTempFiles } from '../support/temp-files.js';
 
 const writeTemp = useTempFiles();
 
