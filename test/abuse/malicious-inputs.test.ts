@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store, User } from '../../src/store/store.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { createTestDatabase, describeEachBackend } from '../support/backends.js';
+import { listenOnFreePort } from '../support/listen.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 
 const SQL_INJECTION = [
@@ -209,8 +210,7 @@ describe('malicious input over a real socket gets its 4xx JSON and changes nothi
     app = await buildTestApp(store, { http: { requestTimeoutMs: REQUEST_TIMEOUT_MS } });
     ({ user, key } = await seed(store, app));
     before = await snapshot(store, user);
-    origin = await app.listen({ host: '127.0.0.1', port: 0 });
-    port = Number(new URL(origin).port);
+    ({ origin, port } = await listenOnFreePort(app));
   });
   afterAll(async () => {
     await app?.close();

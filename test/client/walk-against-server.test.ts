@@ -4,6 +4,7 @@ import { ContactsClient } from 'contacts-read-api-client';
 import type { Store } from '../../src/store/store.js';
 import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { listenOnFreePort } from '../support/listen.js';
 import { contactRecord, createKey, createUser, importNumberedContacts } from '../support/seed.js';
 
 const CONTACTS = 400;
@@ -59,7 +60,7 @@ describeEachBackend('ContactsClient.contacts() against a listening server while 
 
   beforeAll(async () => {
     app = await buildTestApp(db().store);
-    baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+    ({ origin: baseUrl } = await listenOnFreePort(app));
   });
   afterAll(async () => {
     await app?.close();

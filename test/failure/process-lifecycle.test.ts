@@ -12,20 +12,13 @@ import { createTestDatabase, type TestDatabase } from '../support/backends.js';
 import { BIN } from '../support/cli.js';
 import { skipClusterTests, startCluster as startPostgresCluster, type TestCluster } from '../support/pg-cluster.js';
 import { killAll, processTree, stillRunningAfter } from '../support/process-tree.js';
+import { freePort } from '../support/listen.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 /** The bound issue 10 sets: SIGTERM stops every process within SHUTDOWN_TIMEOUT_MS + 2 s, whatever stdout does. */
 const STOP_BOUND_SLACK_MS = 2_000;
 const DROP_WARNING = 'log lines dropped while stdout was not read';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Waits until the server has printed `count` "listening" lines: one per worker started. */
 async function listeningLines(server: ServerProcess, count: number, withinMs = 20_000): Promise<void> {

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
@@ -7,6 +6,7 @@ import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import type { Store } from '../../src/store/store.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { listenOnFreePort } from '../support/listen.js';
 import { captureLogs } from '../support/log-capture.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 import { rawRequest } from '../support/raw-http.js';
@@ -143,8 +143,7 @@ describeEachBackend('logs never carry keys, the Authorization header or contact 
   });
 
   it('keeps a key, its secret alone and an OAuth token out of the log, however they are encoded and wherever sent', async () => {
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = app.server.address() as AddressInfo;
+    const { port } = await listenOnFreePort(app);
     const key = keys.ok;
     // An opaque access token as oidc-provider makes them: 43 characters of base64url.
     const secrets = { key, secret: key.slice('cnt_live_'.length), token: randomBytes(32).toString('base64url') };

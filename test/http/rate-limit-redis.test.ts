@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
@@ -7,6 +6,7 @@ import { createMetrics } from '../../src/http/metrics.js';
 import { connectRedisCounter } from '../../src/rate-limit/redis-counter.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';
+import { freePort } from '../support/listen.js';
 import { captureLogs } from '../support/log-capture.js';
 import { createKey, createUser } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
@@ -76,20 +76,11 @@ describe.runIf(redisUrl !== null)('rate limit shared through Redis by two server
   });
 });
 
-/** A TCP port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe('rate limit when Redis is unreachable', () => {
   it('fails open: requests succeed, one warning is logged, and the fail-open metric counts each request', async () => {
     const { database, dispose } = await createTestDatabase('sqlite', null);
     const counter = await connectRedisCounter({
-      url: `redis://127.0.0.1:${await closedPort()}`,
+      url: `redis://127.0.0.1:${await freePort()}`,
       prefix: 'unused:',
       windowMs: RATE_LIMIT_WINDOW_MS,
     });

@@ -1,7 +1,6 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { BIN, runBin } from '../support/cli.js';
+import { listenOnFreePort } from '../support/listen.js';
 import { createKey, createUser } from '../support/seed.js';
 
 const INVALID = 'Invalid or inactive API key';
@@ -51,8 +51,7 @@ describeEachBackend('MCP authentication', (db) => {
     keys.noScope = (await createKey(store, ownerId, { scopes: [] })).key;
     keys.freePlan = (await createKey(store, free.id)).key;
     app = await buildTestApp(store);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    mcpUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`;
+    mcpUrl = `${(await listenOnFreePort(app)).origin}/mcp`;
   });
   afterAll(async () => {
     await app?.close();

@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +9,7 @@ import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import { hashIdentifier } from '../../src/oauth/store-adapter.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { listenOnFreePort } from '../support/listen.js';
 import { startConnectionCounter } from '../support/oauth-client.js';
 import { openOtherConnection } from '../support/other-connection.js';
 import { createKey, createUser } from '../support/seed.js';
@@ -592,8 +591,7 @@ describeEachBackend('/mcp with an external OAuth issuer', (db) => {
     jwksServer = createServer((_request, response) =>
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })),
     );
-    jwksServer.listen(0, '127.0.0.1');
-    await once(jwksServer, 'listening');
+    const { origin: jwksOrigin } = await listenOnFreePort(jwksServer);
     sign = (claims, audience = RESOURCE) =>
       new SignJWT(claims)
         .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
@@ -602,7 +600,7 @@ describeEachBackend('/mcp with an external OAuth issuer', (db) => {
         .setIssuedAt()
         .setExpirationTime('5m')
         .sign(privateKey);
-    const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks`;
+    const jwksUrl = `${jwksOrigin}/jwks`;
     app = await buildTestApp(store, {
       oauth: oauthConfig({ external: { issuer: EXTERNAL, jwksUrl, audience: RESOURCE, userClaim: 'sub' } }),
     });
