@@ -5,6 +5,7 @@ import type { Store } from '../../src/store/store.js';
 import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { listenOnFreePort } from '../support/listen.js';
+import { fetchContacts } from '../support/requests.js';
 import { contactRecord, createKey, createUser, importNumberedContacts } from '../support/seed.js';
 
 const CONTACTS = 400;
@@ -85,9 +86,7 @@ describeEachBackend('ContactsClient.contacts() against a listening server while 
     const seen = new Set<string>();
     for (let offset: number | null = 0; offset !== null;) {
       if (offset > 0) await writer.change(seen);
-      const response = await fetch(`${baseUrl}/api/v1/contacts?limit=${PAGE_SIZE}&offset=${offset}`, {
-        headers: { authorization: `Bearer ${key}` },
-      });
+      const response = await fetchContacts(baseUrl, key, `limit=${PAGE_SIZE}&offset=${offset}`);
       const page = (await response.json()) as { data: { id: string }[]; pagination: { nextOffset: number | null } };
       for (const contact of page.data) seen.add(contact.id);
       offset = page.pagination.nextOffset;

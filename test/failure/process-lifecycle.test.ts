@@ -13,6 +13,7 @@ import { BIN } from '../support/cli.js';
 import { skipClusterTests, startCluster as startPostgresCluster, type TestCluster } from '../support/pg-cluster.js';
 import { killAll, processTree, stillRunningAfter } from '../support/process-tree.js';
 import { freePort } from '../support/listen.js';
+import { fetchContacts } from '../support/requests.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
@@ -100,9 +101,7 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     const deadline = Date.now() + 30_000;
     let answered = 0;
     while ((await dropped()) < 1000 && Date.now() < deadline) {
-      const responses = await Promise.all(
-        Array.from({ length: 64 }, () => fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: bearer(key) })),
-      );
+      const responses = await Promise.all(Array.from({ length: 64 }, () => fetchContacts(server.url, key, 'limit=1')));
       answered += responses.filter((response) => response.status === 200).length;
       await Promise.all(responses.map((response) => response.arrayBuffer()));
     }
@@ -116,7 +115,7 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     }
 
     server.child.stdout!.resume();
-    await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: bearer(key) });
+    await fetchContacts(server.url, key, 'limit=1');
     const warnings = await vi.waitFor(
       async () => {
         const found = server.logLines().filter((line) => line.msg === DROP_WARNING);
@@ -140,7 +139,7 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     const { server, pids } = await startWorkers({ LOG_LEVEL: 'info' });
     server.child.stdout!.destroy();
     for (let i = 0; i < 200; i += 1) {
-      const response = await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: { ...bearer(key), connection: 'close' } });
+      const response = await fetchContacts(server.url, key, 'limit=1', { connection: 'close' });
       expect(response.status).toBe(200);
       await response.arrayBuffer();
     }
@@ -238,7 +237,7 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     await vi.waitFor(
       async () => {
         expect(await readiness()).toBe(200);
-        const response = await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: { ...bearer(key), connection: 'close' } });
+        const response = await fetchContacts(server.url, key, 'limit=1', { connection: 'close' });
         expect(response.status).toBe(200);
       },
       { timeout: 30_000, interval: 50 },
@@ -301,7 +300,7 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     }
     await vi.waitFor(
       async () => {
-        const response = await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: { ...bearer(key), connection: 'close' } });
+        const response = await fetchContacts(server.url, key, 'limit=1', { connection: 'close' });
         expect(response.status).toBe(200);
       },
       { timeout: 30_000, interval: 25 },

@@ -8,6 +8,7 @@ import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { listenOnFreePort } from '../support/listen.js';
 import { captureLogs } from '../support/log-capture.js';
+import { listContacts } from '../support/requests.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 import { rawRequest } from '../support/raw-http.js';
 import { overrideStore } from '../support/store-override.js';
@@ -79,12 +80,12 @@ describeEachBackend('logs never carry keys, the Authorization header or contact 
   it('on success, 400, 401, 403, 404, 405, 429 and a 500 whose error quotes a key and contact data', async () => {
     const get = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers });
     const statuses = [
-      (await get('/api/v1/contacts', bearer(keys.ok))).statusCode,
-      (await get(`/api/v1/contacts?limit=${keys.ok}`, bearer(keys.ok))).statusCode,
-      (await get(`/api/v1/contacts?api_key=${keys.ok}&email=${CONTACT.email}`, bearer(keys.ok))).statusCode,
-      (await get('/api/v1/contacts', { authorization: `Bearer ${keys.unknown}` })).statusCode,
-      (await get('/api/v1/contacts', { authorization: `Basic ${keys.ok}` })).statusCode,
-      (await get('/api/v1/contacts', bearer(keys.unscoped))).statusCode,
+      (await listContacts(app, keys.ok)).statusCode,
+      (await listContacts(app, keys.ok, `limit=${keys.ok}`)).statusCode,
+      (await listContacts(app, keys.ok, `api_key=${keys.ok}&email=${CONTACT.email}`)).statusCode,
+      (await listContacts(app, keys.unknown)).statusCode,
+      (await listContacts(app, null, '', { authorization: `Basic ${keys.ok}` })).statusCode,
+      (await listContacts(app, keys.unscoped)).statusCode,
       (await get(`/${keys.ok}/contacts`, bearer(keys.ok))).statusCode,
       (
         await app.inject({
@@ -94,11 +95,11 @@ describeEachBackend('logs never carry keys, the Authorization header or contact 
           payload: JSON.stringify({ key: keys.ok, ...CONTACT }),
         })
       ).statusCode,
-      (await get('/api/v1/contacts', bearer(keys.limited))).statusCode,
-      (await get('/api/v1/contacts', bearer(keys.limited))).statusCode,
-      (await get('/api/v1/contacts', bearer(keys.limited))).statusCode,
-      (await get('/api/v1/contacts', bearer(keys.limited))).statusCode,
-      (await get('/api/v1/contacts', bearer(keys.failing))).statusCode,
+      (await listContacts(app, keys.limited)).statusCode,
+      (await listContacts(app, keys.limited)).statusCode,
+      (await listContacts(app, keys.limited)).statusCode,
+      (await listContacts(app, keys.limited)).statusCode,
+      (await listContacts(app, keys.failing)).statusCode,
     ];
     expect(statuses).toEqual([200, 400, 400, 401, 401, 403, 404, 405, 200, 200, 200, 429, 500]);
 

@@ -10,6 +10,7 @@ import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { BIN, mcpEnv } from '../support/cli.js';
 import { listenOnFreePort } from '../support/listen.js';
+import { fetchContacts } from '../support/requests.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 import { selfContactId } from '../support/self-contact.js';
 
@@ -162,7 +163,7 @@ describeEachBackend('MCP tools', (db) => {
             [3, 1000],
           ] as const) {
             const result = await call(client, 'list_contacts', { limit, offset, fields: ALL_FIELDS });
-            const rest = await fetch(`${baseUrl}/api/v1/contacts?limit=${limit}&offset=${offset}`, { headers: bearer(ownerKey) });
+            const rest = await fetchContacts(baseUrl, ownerKey, `limit=${limit}&offset=${offset}`);
             expect(result.isError).toBeFalsy();
             expect(result.structuredContent).toEqual({ ...((await rest.json()) as object), truncated: false });
           }
