@@ -91,7 +91,7 @@ describeEachBackend('malicious input in parameters and headers gets its 4xx JSON
   it('SQL injection in the Authorization header is the one 401 for every bad key', async () => {
     for (const text of SQL_INJECTION) {
       for (const authorization of [`Bearer ${text}`, `Bearer cnt_live_${text}`, text, `Bearer ${key}${text}`]) {
-        const response = await listContacts(app, key, 'limit=1', { authorization });
+        const response = await listContacts(app, null, 'limit=1', { authorization });
         expectErrorJson(response, 401);
         expect(response.json()).toEqual(INVALID_KEY);
       }

@@ -6,9 +6,7 @@ type ValueKind = Exclude<ContactFieldKind, 'id'>;
 type NullWhereNullable<T> = { [F in keyof T as null extends T[F] ? F : never]-?: null };
 
 /** The names of the fields every listed contact carries; the optional ones appear only when set. */
-export const ALWAYS_LISTED_FIELDS: readonly (keyof Contact)[] = CONTACT_FIELDS.filter((field) => !field.optional).map(
-  (field) => field.name,
-);
+export const ALWAYS_LISTED_FIELDS = CONTACT_FIELDS.filter((field) => !field.optional).map((field) => field.name);
 
 /** The fields a listed contact shows as null when they have no value. */
 export const LISTED_NULLS = nullsFor(CONTACT_FIELDS.filter((field) => field.nullable)) as NullWhereNullable<Contact>;

@@ -26,7 +26,10 @@ export async function listenOnFreePort(server: FastifyInstance | Server): Promis
   return { port: address.port, origin: `${scheme}://${LOOPBACK}:${address.port}` };
 }
 
-/** A port of 127.0.0.1 free right now (bound, then released): for a server that must know its URL before it starts, or one nothing listens on. */
+/**
+ * A port of 127.0.0.1 free right now (bound, then released): for a server that must know its URL before it starts, or for
+ * an address where nothing listens.
+ */
 export async function freePort(): Promise<number> {
   const server = createServer();
   const { port } = await listenOnFreePort(server);

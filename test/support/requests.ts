@@ -25,11 +25,11 @@ export function fetchContacts(origin: string, key: string | null, query = '', he
   return fetch(`${origin}${target(CONTACTS_PATH, query)}`, { headers: credentialed(key, headers) });
 }
 
-function target(path: string, query: string): string {
-  return query === '' ? path : `${path}?${query}`;
-}
-
 /** `headers` after the bearer header of `key` (none when null), so that they may replace it. */
 export function credentialed(key: string | null, headers: Headers): Headers {
   return { ...(key === null ? {} : bearer(key)), ...headers };
+}
+
+function target(path: string, query: string): string {
+  return query === '' ? path : `${path}?${query}`;
 }
