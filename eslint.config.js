@@ -1,7 +1,46 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import prettier from 'eslint-config-prettier';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+
+/**
+ * Small utilities that import nothing of ours, which src/domain/ and src/store/ use today (ServiceKey's and the page
+ * source's caches, the read replica's warning). Their own zone below keeps them free of imports, so allowing them opens
+ * no way around the layers.
+ */
+const LEAF_UTILITIES = ['./cache/lru-cache.ts', './throttled-warning.ts'];
+
+/** The arrows between the layers (docs/architecture.md): each zone names files (`target`) and what they may not import (`from`). */
+const LAYER_ZONES = [
+  {
+    target: './src/domain',
+    from: './src',
+    except: ['./domain', ...LEAF_UTILITIES],
+    message: 'src/domain/ holds the rules alone: it imports nothing else of ours.',
+  },
+  {
+    target: './src/store',
+    from: './src',
+    except: ['./store', './domain', ...LEAF_UTILITIES],
+    message: 'src/store/ imports only src/domain/.',
+  },
+  {
+    target: LEAF_UTILITIES.map((path) => `./src/${path.slice(2)}`),
+    from: './src',
+    message: 'A utility that src/domain/ and src/store/ may import imports nothing of ours.',
+  },
+  {
+    target: './src/cli',
+    from: './src/store',
+    message: 'src/cli/ reaches the stores only through the operations layer.',
+  },
+  {
+    target: ['./src/*.ts', './src/!(cli|cluster)/**', './src/cli/*.ts', './src/cli/!(commands)/**', './src/cli/commands/!(serve).ts'],
+    from: './src/cluster',
+    message: 'Only src/cli/commands/serve.ts wires in src/cluster/; the rest has its pieces injected.',
+  },
+];
 
 export default tseslint.config(
   {
@@ -35,6 +74,14 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
       ],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })] },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: LAYER_ZONES }],
     },
   },
   {

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store, User } from '../../src/store/store.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { createTestDatabase, describeEachBackend } from '../support/backends.js';
+import { listenOnFreePort } from '../support/listen.js';
+import { fetchContacts, listContacts } from '../support/requests.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 
 const SQL_INJECTION = [
@@ -48,7 +50,7 @@ async function seed(store: Store, app: FastifyInstance): Promise<{ user: User; k
   const user = await createUser(store);
   const { key } = await createKey(store, user.id);
   await importNumberedContacts(store, user.id, 12, 'Target');
-  expect((await app.inject({ url: '/api/v1/contacts', headers: bearer(key) })).statusCode).toBe(200);
+  expect((await listContacts(app, key)).statusCode).toBe(200);
   return { user, key };
 }
 
@@ -75,13 +77,10 @@ describeEachBackend('malicious input in parameters and headers gets its 4xx JSON
     await app?.close();
   });
 
-  const list = (query: string, headers: Record<string, string> = bearer(key)) =>
-    app.inject({ method: 'GET', url: `/api/v1/contacts?${query}`, headers });
-
   it('SQL injection in limit, offset or any other query parameter is a 400 naming the parameter', async () => {
     for (const text of SQL_INJECTION) {
       for (const name of ['limit', 'offset', 'owner_id', encodeURIComponent(text)]) {
-        const response = await list(`${name}=${encodeURIComponent(text)}`);
+        const response = await listContacts(app, key, `${name}=${encodeURIComponent(text)}`);
         expectErrorJson(response, 400);
         expect(response.json().error).toContain(`"${decodeURIComponent(name)}"`);
       }
@@ -92,7 +91,7 @@ describeEachBackend('malicious input in parameters and headers gets its 4xx JSON
   it('SQL injection in the Authorization header is the one 401 for every bad key', async () => {
     for (const text of SQL_INJECTION) {
       for (const authorization of [`Bearer ${text}`, `Bearer cnt_live_${text}`, text, `Bearer ${key}${text}`]) {
-        const response = await list('limit=1', { authorization });
+        const response = await listContacts(app, null, 'limit=1', { authorization });
         expectErrorJson(response, 401);
         expect(response.json()).toEqual(INVALID_KEY);
       }
@@ -115,10 +114,9 @@ describeEachBackend('malicious input in parameters and headers gets its 4xx JSON
   });
 
   it('SQL injection in other headers is inert: the request is answered as if they were absent', async () => {
-    const plain = (await list('limit=5')).json();
+    const plain = (await listContacts(app, key, 'limit=5')).json();
     for (const text of SQL_INJECTION) {
-      const response = await list('limit=5', {
-        ...bearer(key),
+      const response = await listContacts(app, key, 'limit=5', {
         'x-request-id': text,
         accept: text,
         cookie: `session=${text}`,
@@ -133,9 +131,9 @@ describeEachBackend('malicious input in parameters and headers gets its 4xx JSON
 
   it('NUL bytes (%00) in a query name or value are a 400', async () => {
     for (const value of NUL_VALUES) {
-      expectErrorJson(await list(`limit=${value}`), 400);
-      expectErrorJson(await list(`offset=${value}`), 400);
-      expectErrorJson(await list(`${value}=1`), 400);
+      expectErrorJson(await listContacts(app, key, `limit=${value}`), 400);
+      expectErrorJson(await listContacts(app, key, `offset=${value}`), 400);
+      expectErrorJson(await listContacts(app, key, `${value}=1`), 400);
     }
     expect(await snapshot(db().store, user)).toEqual(before);
   });
@@ -143,7 +141,7 @@ describeEachBackend('malicious input in parameters and headers gets its 4xx JSON
   it('huge and non-decimal numbers are a 400 naming the parameter, never an overflow', async () => {
     for (const value of HUGE_NUMBERS) {
       for (const name of ['limit', 'offset']) {
-        const response = await list(`${name}=${value}`);
+        const response = await listContacts(app, key, `${name}=${value}`);
         expectErrorJson(response, 400);
         expect(response.json().error).toContain(`"${name}"`);
       }
@@ -209,8 +207,7 @@ describe('malicious input over a real socket gets its 4xx JSON and changes nothi
     app = await buildTestApp(store, { config: { requestTimeoutMs: REQUEST_TIMEOUT_MS } });
     ({ user, key } = await seed(store, app));
     before = await snapshot(store, user);
-    origin = await app.listen({ host: '127.0.0.1', port: 0 });
-    port = Number(new URL(origin).port);
+    ({ origin, port } = await listenOnFreePort(app));
   });
   afterAll(async () => {
     await app?.close();
@@ -218,7 +215,7 @@ describe('malicious input over a real socket gets its 4xx JSON and changes nothi
   });
 
   it('a 20 KB URL is a 431 with a JSON body', async () => {
-    const response = await fetch(`${origin}/api/v1/contacts?limit=1&${'x'.repeat(20_000)}=1`, { headers: bearer(key) });
+    const response = await fetchContacts(origin, key, `limit=1&${'x'.repeat(20_000)}=1`);
     expectErrorJson(
       { statusCode: response.status, headers: { 'content-type': response.headers.get('content-type') }, body: await response.text() },
       431,
@@ -227,7 +224,7 @@ describe('malicious input over a real socket gets its 4xx JSON and changes nothi
 
   it('a 20 KB header, Authorization included, is a 431 with a JSON body', async () => {
     for (const headers of [{ ...bearer(key), 'x-padding': 'a'.repeat(20_000) }, { authorization: `Bearer ${'A'.repeat(20_000)}` }]) {
-      const response = await fetch(`${origin}/api/v1/contacts`, { headers });
+      const response = await fetchContacts(origin, null, '', headers);
       expect(response.status).toBe(431);
       expect(await response.json()).toEqual({ error: 'Request line and headers too large: at most 16 KB together' });
     }
@@ -252,7 +249,7 @@ describe('malicious input over a real socket gets its 4xx JSON and changes nothi
       slowDone = true;
     });
     for (let i = 0; i < 5; i += 1) {
-      const response = await fetch(`${origin}/api/v1/contacts?limit=1`, { headers: bearer(key) });
+      const response = await fetchContacts(origin, key, 'limit=1');
       expect(response.status).toBe(200);
     }
     expect(slowDone).toBe(false);

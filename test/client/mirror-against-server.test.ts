@@ -11,6 +11,7 @@ import type { Store } from '../../src/store/store.js';
 import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { writeTempFile } from '../support/cli.js';
+import { listenOnFreePort } from '../support/listen.js';
 import { contactRecord, createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { serviceKeyOf } from '../support/service-key.js';
 
@@ -30,7 +31,7 @@ describeEachBackend('ContactsClient.mirror() and changes() against a listening s
 
   beforeAll(async () => {
     app = await buildTestApp(db().store);
-    baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+    ({ origin: baseUrl } = await listenOnFreePort(app));
   });
   afterAll(async () => {
     await app?.close();

@@ -4,6 +4,8 @@ import { ContactsClient } from 'contacts-read-api-client';
 import type { Store } from '../../src/store/store.js';
 import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { listenOnFreePort } from '../support/listen.js';
+import { fetchContacts } from '../support/requests.js';
 import { contactRecord, createKey, createUser, importNumberedContacts } from '../support/seed.js';
 
 const CONTACTS = 400;
@@ -59,7 +61,7 @@ describeEachBackend('ContactsClient.contacts() against a listening server while 
 
   beforeAll(async () => {
     app = await buildTestApp(db().store);
-    baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+    ({ origin: baseUrl } = await listenOnFreePort(app));
   });
   afterAll(async () => {
     await app?.close();
@@ -84,9 +86,7 @@ describeEachBackend('ContactsClient.contacts() against a listening server while 
     const seen = new Set<string>();
     for (let offset: number | null = 0; offset !== null;) {
       if (offset > 0) await writer.change(seen);
-      const response = await fetch(`${baseUrl}/api/v1/contacts?limit=${PAGE_SIZE}&offset=${offset}`, {
-        headers: { authorization: `Bearer ${key}` },
-      });
+      const response = await fetchContacts(baseUrl, key, `limit=${PAGE_SIZE}&offset=${offset}`);
       const page = (await response.json()) as { data: { id: string }[]; pagination: { nextOffset: number | null } };
       for (const contact of page.data) seen.add(contact.id);
       offset = page.pagination.nextOffset;

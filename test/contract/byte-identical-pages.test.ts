@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ImportRecord, Store } from '../../src/store/store.js';
 import { createTestDatabase } from '../support/backends.js';
+import { EVERY_FIELD_VALUES } from '../support/contact-fixtures.js';
 import { contactRecord, createUser } from '../support/seed.js';
 
 /** Values that JSON writers disagree on: escapes, non-ASCII, member order, nesting, numbers, empty containers. */
@@ -11,20 +12,13 @@ function records(): ImportRecord[] {
   return [
     contactRecord(
       {
+        ...EVERY_FIELD_VALUES,
         name: TRICKY,
-        email: 'full@example.com',
-        phone: '+1 555 0100',
-        company: 'Acme',
-        title: 'CTO',
-        school: 'MIT',
-        linkedin_url: 'https://www.linkedin.com/in/full',
         location: 'Zürich',
         description: 'line one\nline two',
         tags: ['b', 'a', TRICKY, ''],
         enrichment: { zeta: 1, alpha: [1, 2.5, -0.001, 1e21, true, null], nested: { z: {}, a: [], ' ': TRICKY }, long_key_first: 'x' },
         enriched_at: '2024-05-01T09:30:00Z',
-        source: 'import',
-        birthday: '1990-02-03',
         research_data: { summary: 'r', b: { a: 1 } },
         researched_at: '2024-05-02T09:30:00.5+02:00',
         created_at: at(1),

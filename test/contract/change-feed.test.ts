@@ -7,10 +7,11 @@ import { decodeSyncToken, encodeSyncToken } from '../../src/domain/changes.js';
 import type { Contact } from '../../src/domain/contact.js';
 import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
 import type { Store, User } from '../../src/store/store.js';
-import { bearer, buildTestApp } from '../support/app.js';
+import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { openOtherConnection, type OtherConnection } from '../support/other-connection.js';
 import { prng } from '../support/prng.js';
+import { listContactChanges } from '../support/requests.js';
 import { contactRecord, createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { serviceKeyOf } from '../support/service-key.js';
 
@@ -38,7 +39,7 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
   let other: OtherConnection;
 
   const feed = async (query: string, apiKey = key) => {
-    const response = await app.inject({ method: 'GET', url: `/api/v1/contacts/changes${query}`, headers: bearer(apiKey) });
+    const response = await listContactChanges(app, apiKey, query);
     return { status: response.statusCode, body: response.json() as Feed & { error?: string } };
   };
   const position = async () => (await feed('')).body.next_since;
@@ -47,7 +48,7 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
     const changes: Change[] = [];
     let token = since;
     for (;;) {
-      const { status, body } = await feed(`?since=${token}&limit=${limit}`);
+      const { status, body } = await feed(`since=${token}&limit=${limit}`);
       expect(status, JSON.stringify(body)).toBe(200);
       changes.push(...body.data);
       token = body.next_since;
@@ -166,7 +167,7 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
     const since = await position();
     const ids = Array.from({ length: 7 }, () => randomUUID());
     for (const id of ids) await store.contacts.importContacts(owner.id, [contactRecord({ name: id }, id)]);
-    const { status, body } = await feed(`?since=${since}&limit=3`);
+    const { status, body } = await feed(`since=${since}&limit=3`);
     expect(status).toBe(200);
     expect(body.data).toHaveLength(3);
     expect(body.has_more).toBe(true);
@@ -179,7 +180,7 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
       const stranger = await createUser(store);
       const strangerKey = (await createKey(store, stranger.id)).key;
       const theirs = (await feed('', strangerKey)).body.next_since;
-      const { status, body } = await feed(`?since=${theirs}`);
+      const { status, body } = await feed(`since=${theirs}`);
       expect({ status, body }).toEqual({
         status: 400,
         body: { error: 'Query parameter "since" is a token of another API key\'s network' },
@@ -188,13 +189,13 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
 
     it('refuses a malformed token and unknown parameters with 400 naming them', async () => {
       for (const since of ['nope', 'Zm9v', '!!!', '']) {
-        const { status, body } = await feed(`?since=${encodeURIComponent(since)}`);
+        const { status, body } = await feed(`since=${encodeURIComponent(since)}`);
         expect({ since, status }).toEqual({ since, status: 400 });
         expect(body.error).toContain('"since"');
       }
-      expect((await feed('?limit=0')).body.error).toContain('"limit"');
-      expect((await feed('?limit=1001')).status).toBe(400);
-      expect((await feed('?owner_id=x')).body.error).toContain('"owner_id"');
+      expect((await feed('limit=0')).body.error).toContain('"limit"');
+      expect((await feed('limit=1001')).status).toBe(400);
+      expect((await feed('owner_id=x')).body.error).toContain('"owner_id"');
     });
 
     it('never follows a forged token: an edited one is 400, an unsigned one of the old format 410', async () => {
@@ -202,28 +203,28 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
       const later = Date.now() + 365 * 86_400_000;
       // The pre-signing format (base64url of owner.seq.after.issuedAt) with an issue time a year ahead: 200 before signing.
       const unsigned = Buffer.from(`${owner.id.replaceAll('-', '')}.0..${later}`).toString('base64url');
-      expect(await feed(`?since=${unsigned}`)).toEqual({ status: 410, body: { error: 'Sync token expired; list the contacts again' } });
+      expect(await feed(`since=${unsigned}`)).toEqual({ status: 410, body: { error: 'Sync token expired; list the contacts again' } });
       const [keyId, payload] = issued.split('.');
       const fields = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as unknown[];
       const editedPayload = Buffer.from(JSON.stringify(fields.with(3, later))).toString('base64url');
       const edited = `${keyId}.${editedPayload}.${issued.split('.')[2]}`;
-      expect(await feed(`?since=${edited}`)).toEqual({
+      expect(await feed(`since=${edited}`)).toEqual({
         status: 400,
         body: {
           error: 'Query parameter "since" was altered (its signature does not match): pass next_since exactly as this API returned it',
         },
       });
-      expect((await feed(`?since=${keyId}.${editedPayload}`)).body.error).toMatch(/"since" carries no signature/);
-      expect((await feed(`?since=${issued}`)).status).toBe(200);
+      expect((await feed(`since=${keyId}.${editedPayload}`)).body.error).toMatch(/"since" carries no signature/);
+      expect((await feed(`since=${issued}`)).status).toBe(200);
     });
 
     it('answers 410 for a token past the retention or unknown to this database', async () => {
       const serviceKey = await serviceKeyOf(store);
       const current = decodeSyncToken(await position(), serviceKey);
       const old = encodeSyncToken({ ...current, issuedAt: Date.now() - 31 * 86_400_000 }, serviceKey);
-      expect(await feed(`?since=${old}`)).toEqual({ status: 410, body: { error: 'Sync token expired; list the contacts again' } });
+      expect(await feed(`since=${old}`)).toEqual({ status: 410, body: { error: 'Sync token expired; list the contacts again' } });
       const ahead = encodeSyncToken({ ...current, seq: current.seq + 1000 }, serviceKey);
-      expect((await feed(`?since=${ahead}`)).status).toBe(410);
+      expect((await feed(`since=${ahead}`)).status).toBe(410);
     });
   });
 
@@ -283,7 +284,7 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
       writing = false;
     });
     const step = async () => {
-      const { status, body } = await feed(`?since=${token}&limit=7`);
+      const { status, body } = await feed(`since=${token}&limit=7`);
       expect(status, JSON.stringify(body)).toBe(200);
       apply(body.data);
       token = body.next_since;
@@ -321,11 +322,11 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
     it('sends an empty network as one empty answer, and then follows on from it', async () => {
       const user = await createUser(store);
       const userKey = (await createKey(store, user.id)).key;
-      const { status, body } = await feed('?since=0', userKey);
+      const { status, body } = await feed('since=0', userKey);
       expect({ status, body }).toEqual({ status: 200, body: { data: [], next_since: expect.any(String), has_more: false } });
       const id = randomUUID();
       await store.contacts.importContacts(user.id, [contactRecord({ name: 'After' }, id)]);
-      expect((await feed(`?since=${body.next_since}`, userKey)).body.data.map((change) => [change.type, change.id])).toEqual([
+      expect((await feed(`since=${body.next_since}`, userKey)).body.data.map((change) => [change.type, change.id])).toEqual([
         ['upsert', id],
       ]);
     });
@@ -335,15 +336,15 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
       const userKey = (await createKey(store, user.id)).key;
       await importNumberedContacts(store, user.id, 5, 'Slow walk');
       const serviceKey = await serviceKeyOf(store);
-      const first = decodeSyncToken((await feed('?since=0&limit=2', userKey)).body.next_since, serviceKey);
+      const first = decodeSyncToken((await feed('since=0&limit=2', userKey)).body.next_since, serviceKey);
       const second = decodeSyncToken(
-        (await feed(`?since=${encodeSyncToken(first, serviceKey)}&limit=2`, userKey)).body.next_since,
+        (await feed(`since=${encodeSyncToken(first, serviceKey)}&limit=2`, userKey)).body.next_since,
         serviceKey,
       );
       expect(second.listedThrough).not.toBeNull();
       expect(second.issuedAt).toBe(first.issuedAt);
       const aged = encodeSyncToken({ ...second, issuedAt: Date.now() - 31 * 86_400_000 }, serviceKey);
-      expect((await feed(`?since=${aged}&limit=2`, userKey)).status).toBe(410);
+      expect((await feed(`since=${aged}&limit=2`, userKey)).status).toBe(410);
     });
 
     it.each([1, 2, 3])(
@@ -415,7 +416,7 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
         const upserts = new Map<string, number>();
         let token = '0';
         for (let page = 0; ; page += 1) {
-          const { status, body } = await feed(`?since=${token}&limit=7`, userKey);
+          const { status, body } = await feed(`since=${token}&limit=7`, userKey);
           expect(status, JSON.stringify(body)).toBe(200);
           const ids = body.data.map((change) => change.id);
           expect(new Set(ids).size, 'a contact appears once per answer').toBe(ids.length);
@@ -433,7 +434,7 @@ describeEachBackend('the change feed: GET /api/v1/contacts/changes', (db) => {
         expect(Object.fromEntries(copy)).toEqual(Object.fromEntries(await listed(user.id)));
         // A contact nobody wrote during the walk is sent once.
         for (const [id, count] of upserts) if (!touched.has(id)) expect({ id, count }).toEqual({ id, count: 1 });
-        expect((await feed(`?since=${token}`, userKey)).body.data).toEqual([]);
+        expect((await feed(`since=${token}`, userKey)).body.data).toEqual([]);
       },
     );
   });

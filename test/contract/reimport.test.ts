@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Contact } from '../../src/domain/contact.js';
 import { writeContacts } from '../../src/export/export-contacts.js';
 import { EXPORT_FORMAT_NAMES, EXPORT_FORMATS, type ExportFormatName } from '../../src/export/export-format.js';
 import { readContactsFile } from '../../src/import/read-contacts-file.js';
 import type { Store, User } from '../../src/store/store.js';
-import { bearer, buildTestApp } from '../support/app.js';
+import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { openOtherConnection, type OtherConnection } from '../support/other-connection.js';
+import { listContactChanges, listContacts } from '../support/requests.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 import { AWKWARD_CONTACT } from '../support/awkward-contact.js';
-import { useTempFiles } from '../unit/temp-files.js';
+import { useTempFiles } from '../support/temp-files.js';
 
 interface Change {
   type: 'upsert' | 'merge' | 'delete';
@@ -38,21 +39,22 @@ describeEachBackend('re-imports record only real changes', (db) => {
   let other: OtherConnection;
   let directId: string;
 
-  const get = async <T>(url: string): Promise<T> => {
-    const response = await app.inject({ method: 'GET', url, headers: bearer(key) });
+  const ok = async <T>(request: Promise<LightMyRequestResponse>): Promise<T> => {
+    const response = await request;
     expect(response.statusCode, response.body).toBe(200);
     return response.json() as T;
   };
   const listing = async (): Promise<Contact[]> => {
     const contacts: Contact[] = [];
     for (let offset = 0; ; offset += 100) {
-      const page = await get<{ data: Contact[]; pagination: { has_more: boolean } }>(`/api/v1/contacts?limit=100&offset=${offset}`);
+      const page = await ok<{ data: Contact[]; pagination: { has_more: boolean } }>(listContacts(app, key, `limit=100&offset=${offset}`));
       contacts.push(...page.data);
       if (!page.pagination.has_more) return contacts;
     }
   };
-  const position = async () => (await get<{ next_since: string }>('/api/v1/contacts/changes')).next_since;
-  const changesSince = async (since: string) => (await get<{ data: Change[] }>(`/api/v1/contacts/changes?since=${since}&limit=1000`)).data;
+  const position = async () => (await ok<{ next_since: string }>(listContactChanges(app, key))).next_since;
+  const changesSince = async (since: string) =>
+    (await ok<{ data: Change[] }>(listContactChanges(app, key, `since=${since}&limit=1000`))).data;
   const exportFile = async (format: ExportFormatName, contacts: Contact[]) => {
     let text = '';
     await writeContacts(

@@ -3,6 +3,7 @@ import { SERVER_BUSY_MESSAGE } from '../../src/domain/errors.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';
 import { processTree } from '../support/process-tree.js';
 import { rawRequest } from '../support/raw-http.js';
+import { fetchContacts } from '../support/requests.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
@@ -56,7 +57,7 @@ describe('serve --workers 2 with MAX_INFLIGHT_REQUESTS', () => {
       expect(text).toMatch(/\r\nretry-after: 1\r\n/i);
       expect(text).toContain(JSON.stringify({ error: SERVER_BUSY_MESSAGE }));
     }
-    expect((await fetch(`${server.url}/api/v1/contacts`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect((await fetchContacts(server.url, key)).status).toBe(200);
     expect(processTree(server.child.pid!)).toEqual(pids);
   });
 });

@@ -10,22 +10,16 @@ import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
 import { bearer } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';
 import { BIN } from '../support/cli.js';
+import { freePort } from '../support/listen.js';
 import { skipClusterTests, startCluster as startPostgresCluster, type TestCluster } from '../support/pg-cluster.js';
 import { killAll, processTree, stillRunningAfter } from '../support/process-tree.js';
+import { fetchContacts } from '../support/requests.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 /** The bound issue 10 sets: SIGTERM stops every process within SHUTDOWN_TIMEOUT_MS + 2 s, whatever stdout does. */
 const STOP_BOUND_SLACK_MS = 2_000;
 const DROP_WARNING = 'log lines dropped while stdout was not read';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Waits until the server has printed `count` "listening" lines: one per worker started. */
 async function listeningLines(server: ServerProcess, count: number, withinMs = 20_000): Promise<void> {
@@ -107,9 +101,7 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     const deadline = Date.now() + 30_000;
     let answered = 0;
     while ((await dropped()) < 1000 && Date.now() < deadline) {
-      const responses = await Promise.all(
-        Array.from({ length: 64 }, () => fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: bearer(key) })),
-      );
+      const responses = await Promise.all(Array.from({ length: 64 }, () => fetchContacts(server.url, key, 'limit=1')));
       answered += responses.filter((response) => response.status === 200).length;
       await Promise.all(responses.map((response) => response.arrayBuffer()));
     }
@@ -123,7 +115,7 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     }
 
     server.child.stdout!.resume();
-    await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: bearer(key) });
+    await fetchContacts(server.url, key, 'limit=1');
     const warnings = await vi.waitFor(
       async () => {
         const found = server.logLines().filter((line) => line.msg === DROP_WARNING);
@@ -147,7 +139,7 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     const { server, pids } = await startWorkers({ LOG_LEVEL: 'info' });
     server.child.stdout!.destroy();
     for (let i = 0; i < 200; i += 1) {
-      const response = await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: { ...bearer(key), connection: 'close' } });
+      const response = await fetchContacts(server.url, key, 'limit=1', { connection: 'close' });
       expect(response.status).toBe(200);
       await response.arrayBuffer();
     }
@@ -245,7 +237,7 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     await vi.waitFor(
       async () => {
         expect(await readiness()).toBe(200);
-        const response = await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: { ...bearer(key), connection: 'close' } });
+        const response = await fetchContacts(server.url, key, 'limit=1', { connection: 'close' });
         expect(response.status).toBe(200);
       },
       { timeout: 30_000, interval: 50 },
@@ -308,7 +300,7 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     }
     await vi.waitFor(
       async () => {
-        const response = await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: { ...bearer(key), connection: 'close' } });
+        const response = await fetchContacts(server.url, key, 'limit=1', { connection: 'close' });
         expect(response.status).toBe(200);
       },
       { timeout: 30_000, interval: 25 },

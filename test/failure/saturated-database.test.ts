@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DATABASE_BUSY_MESSAGE } from '../../src/domain/errors.js';
-import { bearer } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';
+import { fetchContacts } from '../support/requests.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
@@ -45,7 +45,7 @@ describe.runIf(inject('postgresAdminUrl') !== null)('PostgreSQL: every connectio
   });
 
   it(`answers ${REQUESTS - POOL_SIZE - QUEUE_LIMIT} of ${REQUESTS} requests 503 with Retry-After at once, and the queued ones once the database frees up`, async () => {
-    const page = (offset: number) => fetch(`${server.url}/api/v1/contacts?limit=5&offset=${offset}`, { headers: bearer(key) });
+    const page = (offset: number) => fetchContacts(server.url, key, `limit=5&offset=${offset}`);
     expect((await page(0)).status).toBe(200);
     const locker = new pg.Client({ connectionString: database.databaseUrl });
     await locker.connect();

@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator, LAST_USED_RESOLUTION_MS } from '../../src/auth/authenticator.js';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import type { KeyStore, Store } from '../../src/store/store.js';
-import { bearer, buildTestApp } from '../support/app.js';
+import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { listContacts } from '../support/requests.js';
 import { createKey, createUser, importNumberedContacts, TEST_KEY_PREFIX } from '../support/seed.js';
 
 const INVALID = { error: 'Invalid or inactive API key' };
@@ -14,8 +15,6 @@ describeEachBackend('authentication and authorization (spec §5)', (db) => {
   let store: Store;
   let ownerId: string;
   let validKey: string;
-
-  const get = (headers: Record<string, string> = {}, url = '/api/v1/contacts?limit=1') => app.inject({ method: 'GET', url, headers });
 
   beforeAll(async () => {
     store = db().store;
@@ -31,7 +30,7 @@ describeEachBackend('authentication and authorization (spec §5)', (db) => {
 
   it('accepts a valid key, with the scheme word in any case', async () => {
     for (const scheme of ['Bearer', 'bearer', 'BEARER', 'BeArEr']) {
-      const response = await get({ authorization: `${scheme} ${validKey}` });
+      const response = await listContacts(app, null, '', { authorization: `${scheme} ${validKey}` });
       expect(response.statusCode).toBe(200);
       expect(response.json().pagination.total).toBe(3);
     }
@@ -57,14 +56,14 @@ describeEachBackend('authentication and authorization (spec §5)', (db) => {
 
     it.each(malformed('cnt_live_PLACEHOLDER').map(([name]) => name))('%s', async (name) => {
       const [, headers] = malformed(validKey).find(([candidate]) => candidate === name)!;
-      const response = await get(headers as Record<string, string>);
+      const response = await listContacts(app, null, '', headers as Record<string, string>);
       expect(response.statusCode).toBe(401);
       expect(response.json()).toEqual(INVALID);
       expect(response.headers['www-authenticate']).toBe('Bearer realm="contacts-api"');
     });
 
     it('an unknown but well-formed key', async () => {
-      const response = await get(bearer(generateApiKey(TEST_KEY_PREFIX)));
+      const response = await listContacts(app, generateApiKey(TEST_KEY_PREFIX));
       expect(response.statusCode).toBe(401);
       expect(response.json()).toEqual(INVALID);
       expect(response.headers['www-authenticate']).toBe('Bearer realm="contacts-api"');
@@ -72,25 +71,25 @@ describeEachBackend('authentication and authorization (spec §5)', (db) => {
 
     it('a revoked key', async () => {
       const { id, key } = await createKey(store, ownerId);
-      expect((await get(bearer(key))).statusCode).toBe(200);
+      expect((await listContacts(app, key)).statusCode).toBe(200);
       await store.keys.revoke(id);
-      const response = await get(bearer(key));
+      const response = await listContacts(app, key);
       expect(response.statusCode).toBe(401);
       expect(response.json()).toEqual(INVALID);
     });
 
     it('an expired key', async () => {
       const { key } = await createKey(store, ownerId, { expiresAt: new Date(Date.now() - 1000).toISOString() });
-      const response = await get(bearer(key));
+      const response = await listContacts(app, key);
       expect(response.statusCode).toBe(401);
       expect(response.json()).toEqual(INVALID);
       const { key: future } = await createKey(store, ownerId, { expiresAt: new Date(Date.now() + 60_000).toISOString() });
-      expect((await get(bearer(future))).statusCode).toBe(200);
+      expect((await listContacts(app, future)).statusCode).toBe(200);
     });
 
     it('a key in the URL is never read', async () => {
-      for (const url of [`/api/v1/contacts?api_key=${validKey}`, `/api/v1/contacts?access_token=${validKey}`]) {
-        const response = await get({}, url);
+      for (const name of ['api_key', 'access_token']) {
+        const response = await listContacts(app, null, `${name}=${validKey}`);
         expect(response.statusCode).toBe(401);
         expect(response.json()).toEqual(INVALID);
       }
@@ -100,7 +99,7 @@ describeEachBackend('authentication and authorization (spec §5)', (db) => {
   describe('403', () => {
     it('a valid key without contacts:read', async () => {
       const { key } = await createKey(store, ownerId, { scopes: [] });
-      const response = await get(bearer(key));
+      const response = await listContacts(app, key);
       expect(response.statusCode).toBe(403);
       expect(response.json()).toEqual({ error: 'API key lacks contacts:read' });
     });
@@ -108,13 +107,13 @@ describeEachBackend('authentication and authorization (spec §5)', (db) => {
     it('a free plan, which stops working keys and is restored by upgrading', async () => {
       const user = await createUser(store, 'pro');
       const { key } = await createKey(store, user.id);
-      expect((await get(bearer(key))).statusCode).toBe(200);
+      expect((await listContacts(app, key)).statusCode).toBe(200);
       await store.users.setPlan(user.id, 'free');
-      const response = await get(bearer(key));
+      const response = await listContacts(app, key);
       expect(response.statusCode).toBe(403);
       expect(response.json()).toEqual({ error: 'API access requires a Pro plan' });
       await store.users.setPlan(user.id, 'pro');
-      expect((await get(bearer(key))).statusCode).toBe(200);
+      expect((await listContacts(app, key)).statusCode).toBe(200);
     });
   });
 
@@ -129,15 +128,15 @@ describeEachBackend('authentication and authorization (spec §5)', (db) => {
       const lastUsed = async () => (await store.keys.listForOwner(user.id)).find((k) => k.id === id)!.last_used_at;
       const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
       expect(await lastUsed()).toBeNull();
-      await clockApp.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) });
+      await listContacts(clockApp, key);
       await settle();
       expect(await lastUsed()).toBe('2030-01-01T00:00:00.000Z');
       now += LAST_USED_RESOLUTION_MS - 1000;
-      await clockApp.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) });
+      await listContacts(clockApp, key);
       await settle();
       expect(await lastUsed()).toBe('2030-01-01T00:00:00.000Z');
       now += 2000;
-      await clockApp.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) });
+      await listContacts(clockApp, key);
       await settle();
       expect(await lastUsed()).toBe('2030-01-01T00:01:01.000Z');
       await clockApp.close();
@@ -154,10 +153,10 @@ describeEachBackend('authentication and authorization (spec §5)', (db) => {
       const spyApp = await buildTestApp(store, { authenticator: createAuthenticator({ keys, apiKeyPrefix: TEST_KEY_PREFIX }) });
       const badChecksum = `${validKey.slice(0, -1)}${validKey.endsWith('A') ? 'B' : 'A'}`;
       for (const authorization of ['Bearer nope', `Bearer ${badChecksum}`, 'Basic abc', '']) {
-        expect((await spyApp.inject({ method: 'GET', url: '/api/v1/contacts', headers: { authorization } })).statusCode).toBe(401);
+        expect((await listContacts(spyApp, null, '', { authorization })).statusCode).toBe(401);
       }
       expect(lookups).toBe(0);
-      expect((await spyApp.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(validKey) })).statusCode).toBe(200);
+      expect((await listContacts(spyApp, validKey)).statusCode).toBe(200);
       expect(lookups).toBe(1);
       await spyApp.close();
     });

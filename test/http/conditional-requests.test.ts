@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
 import { ifNoneMatchMatches } from '../../src/http/conditional.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
-import { bearer, buildTestApp } from '../support/app.js';
+import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { listContactChanges, listContacts } from '../support/requests.js';
 import { contactRecord, createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { overrideStore } from '../support/store-override.js';
 
@@ -53,36 +54,33 @@ describeEachBackend('conditional requests on GET /api/v1/contacts', (db) => {
     await app.close();
   });
 
-  const list = (url: string, headers: Record<string, string> = {}) =>
-    app.inject({ method: 'GET', url, headers: { ...bearer(key), ...headers } });
-
   it('gives each page a strong ETag, and answers 304 without a body, and without reading the page, while it is current', async () => {
-    const first = await list('/api/v1/contacts?limit=2');
+    const first = await listContacts(app, key, 'limit=2');
     expect(first.statusCode).toBe(200);
     const etag = first.headers.etag as string;
     expect(etag).toMatch(/^"p[\w-]{12}-\d+-2-0"$/);
     const before = pagesRead;
-    const again = await list('/api/v1/contacts?limit=2', { 'if-none-match': etag });
+    const again = await listContacts(app, key, 'limit=2', { 'if-none-match': etag });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
     expect(again.headers.etag).toBe(etag);
     expect(pagesRead).toBe(before);
-    expect((await list('/api/v1/contacts?limit=2', { 'if-none-match': `"other", W/${etag}` })).statusCode).toBe(304);
+    expect((await listContacts(app, key, 'limit=2', { 'if-none-match': `"other", W/${etag}` })).statusCode).toBe(304);
   });
 
   it('`If-None-Match: *` on the listing (which always exists) gives 304', async () => {
-    const response = await list('/api/v1/contacts', { 'if-none-match': '*' });
+    const response = await listContacts(app, key, '', { 'if-none-match': '*' });
     expect(response.statusCode).toBe(304);
     expect(response.headers.etag).toMatch(/^"p[\w-]{12}-\d+-50-0"$/);
   });
 
   it('another page, or a write to the owner’s contacts, gives a new tag and the page', async () => {
-    const etag = (await list('/api/v1/contacts?limit=2')).headers.etag as string;
-    const other = await list('/api/v1/contacts?limit=2&offset=2', { 'if-none-match': etag });
+    const etag = (await listContacts(app, key, 'limit=2')).headers.etag as string;
+    const other = await listContacts(app, key, 'limit=2&offset=2', { 'if-none-match': etag });
     expect(other.statusCode).toBe(200);
     expect(other.headers.etag).not.toBe(etag);
     await db().store.contacts.importContacts(ownerId, [contactRecord({ name: 'Etag new' })]);
-    const changed = await list('/api/v1/contacts?limit=2', { 'if-none-match': etag });
+    const changed = await listContacts(app, key, 'limit=2', { 'if-none-match': etag });
     expect(changed.statusCode).toBe(200);
     expect(changed.headers.etag).not.toBe(etag);
     expect(changed.json().pagination.total).toBe(6);
@@ -93,16 +91,16 @@ describeEachBackend('conditional requests on GET /api/v1/contacts', (db) => {
     const [first, second] = [await createUser(store), await createUser(store)];
     for (const user of [first, second]) await importNumberedContacts(store, user.id, 3, 'Twin');
     expect(await store.contacts.listingVersion(first.id)).toBe(await store.contacts.listingVersion(second.id));
-    const keyOf = async (userId: string) => bearer((await createKey(store, userId)).key);
+    const keyOf = async (userId: string) => (await createKey(store, userId)).key;
     const [firstKey, secondKey] = [await keyOf(first.id), await keyOf(second.id)];
-    const firstTag = (await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: firstKey })).headers.etag as string;
-    const secondAnswer = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: { ...secondKey, 'if-none-match': firstTag } });
+    const firstTag = (await listContacts(app, firstKey)).headers.etag as string;
+    const secondAnswer = await listContacts(app, secondKey, '', { 'if-none-match': firstTag });
     expect(secondAnswer.statusCode).toBe(200);
     expect(secondAnswer.headers.etag).not.toBe(firstTag);
     // The change feed's tag of an empty answer, at the same position in both logs, differs too.
-    const nothingNewTag = async (headers: Record<string, string>) => {
-      const position = (await app.inject({ method: 'GET', url: '/api/v1/contacts/changes', headers })).json().next_since as string;
-      return (await app.inject({ method: 'GET', url: `/api/v1/contacts/changes?since=${position}`, headers })).headers.etag;
+    const nothingNewTag = async (ownerKey: string) => {
+      const position = (await listContactChanges(app, ownerKey)).json().next_since as string;
+      return (await listContactChanges(app, ownerKey, `since=${position}`)).headers.etag;
     };
     const feedTags = [await nothingNewTag(firstKey), await nothingNewTag(secondKey)];
     expect(feedTags[0]).toMatch(/^"c[\w-]{12}-\d+"$/);
@@ -116,7 +114,7 @@ describeEachBackend('conditional requests on GET /api/v1/contacts', (db) => {
       requestCounter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }),
     });
     try {
-      const send = () => limited.inject({ method: 'GET', url: '/api/v1/contacts', headers: { ...bearer(key), 'if-none-match': '*' } });
+      const send = () => listContacts(limited, key, '', { 'if-none-match': '*' });
       const first = await send();
       expect(first.statusCode).toBe(304);
       expect(first.headers['x-ratelimit-remaining']).toBe('1');
@@ -146,25 +144,25 @@ describeEachBackend('conditional requests on GET /api/v1/contacts', (db) => {
   });
 
   it('the change feed tags an answer with nothing new, and answers 304 to it until something changes', async () => {
-    const position = (await list('/api/v1/contacts/changes')).json().next_since as string;
-    const url = `/api/v1/contacts/changes?since=${position}`;
-    const empty = await list(url);
+    const position = (await listContactChanges(app, key)).json().next_since as string;
+    const since = `since=${position}`;
+    const empty = await listContactChanges(app, key, since);
     expect(empty.statusCode).toBe(200);
     expect(empty.json().data).toEqual([]);
     const etag = empty.headers.etag as string;
     expect(etag).toMatch(/^"c[\w-]{12}-\d+"$/);
-    const unchanged = await list(url, { 'if-none-match': etag });
+    const unchanged = await listContactChanges(app, key, since, { 'if-none-match': etag });
     expect(unchanged.statusCode).toBe(304);
     expect(unchanged.body).toBe('');
     await db().store.contacts.importContacts(ownerId, [contactRecord({ name: 'Etag feed' })]);
-    const changed = await list(url, { 'if-none-match': etag });
+    const changed = await listContactChanges(app, key, since, { 'if-none-match': etag });
     expect(changed.statusCode).toBe(200);
     expect(changed.headers.etag).toBeUndefined();
     expect(changed.json().data.map((change: { contact?: { name: string } }) => change.contact?.name)).toEqual(['Etag feed']);
   });
 
   it('a bad key is still a 401, whatever If-None-Match says', async () => {
-    const response = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: { 'if-none-match': '*' } });
+    const response = await listContacts(app, null, '', { 'if-none-match': '*' });
     expect(response.statusCode).toBe(401);
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../../src/http/routes/docs.js';
 import { buildTestApp } from '../support/app.js';
 import { createTestDatabase } from '../support/backends.js';
+import { listenOnFreePort } from '../support/listen.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -90,7 +91,7 @@ describe.runIf(!skipBrowser())('GET /docs in headless Chromium', () => {
     const created = await createTestDatabase('sqlite', null);
     dispose = created.dispose;
     app = await buildTestApp(created.database.store);
-    origin = await app.listen({ host: '127.0.0.1', port: 0 });
+    ({ origin } = await listenOnFreePort(app));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     page.on('response', (response) => answeredBy.push(response.url()));

@@ -1,8 +1,8 @@
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { listenOnFreePort } from '../support/listen.js';
 import { rawRequest } from '../support/raw-http.js';
 import { createKey, createUser } from '../support/seed.js';
 
@@ -24,8 +24,7 @@ describeEachBackend('the Host header (RFC 9112 §3.2)', (db) => {
     const { store } = db();
     key = (await createKey(store, (await createUser(store)).id)).key;
     app = await buildTestApp(store);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as AddressInfo).port;
+    ({ port } = await listenOnFreePort(app));
   });
   afterAll(async () => {
     await app.close();

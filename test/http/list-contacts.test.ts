@@ -4,28 +4,11 @@ import type { Contact } from '../../src/domain/contact.js';
 import type { Store } from '../../src/store/store.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { ALWAYS_LISTED_FIELDS, LISTED_NULLS } from '../support/contact-fixtures.js';
+import { listContacts } from '../support/requests.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 
 const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const CONTACT_FIELDS = [
-  'id',
-  'name',
-  'email',
-  'phone',
-  'company',
-  'title',
-  'school',
-  'linkedin_url',
-  'location',
-  'description',
-  'tags',
-  'enrichment',
-  'enriched_at',
-  'source',
-  'birthday',
-  'created_at',
-  'updated_at',
-];
 const OWNER_CONTACTS = 120;
 
 describeEachBackend('GET /api/v1/contacts', (db) => {
@@ -35,14 +18,12 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
   let otherContactIds: Set<string>;
   let mergedIds: string[];
 
-  const list = (query = '', key = ownerKey) => app.inject({ method: 'GET', url: `/api/v1/contacts${query}`, headers: bearer(key) });
-
   async function walk(limit: number, key = ownerKey, between?: (page: number) => Promise<void>): Promise<Contact[]> {
     const seen: Contact[] = [];
     let offset: number | null = 0;
     for (let page = 0; offset !== null; page += 1) {
       const body: { data: Contact[]; pagination: { nextOffset: number | null } } = (
-        await list(`?limit=${limit}&offset=${offset}`, key)
+        await listContacts(app, key, `limit=${limit}&offset=${offset}`)
       ).json();
       seen.push(...body.data);
       offset = body.pagination.nextOffset;
@@ -88,7 +69,7 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
 
   describe('success (spec §4 rules 1–5)', () => {
     it('applies the defaults limit=50, offset=0 and echoes them', async () => {
-      const response = await list();
+      const response = await listContacts(app, ownerKey);
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
       const body = response.json();
@@ -97,7 +78,7 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
     });
 
     it('returns at most limit contacts after offset skipped ones, and echoes both', async () => {
-      const body = (await list('?limit=7&offset=10')).json();
+      const body = (await listContacts(app, ownerKey, 'limit=7&offset=10')).json();
       expect(body.data.map((c: Contact) => c.name)).toEqual(
         Array.from({ length: 7 }, (_, i) => `Owner ${String(11 + i).padStart(3, '0')}`),
       );
@@ -105,15 +86,15 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
     });
 
     it('accepts the bounds limit=1, limit=100 and offset=0', async () => {
-      expect((await list('?limit=1')).json().data).toHaveLength(1);
-      expect((await list('?limit=100&offset=0')).json().data).toHaveLength(100);
+      expect((await listContacts(app, ownerKey, 'limit=1')).json().data).toHaveLength(1);
+      expect((await listContacts(app, ownerKey, 'limit=100&offset=0')).json().data).toHaveLength(100);
     });
 
     it('ends the listing with nextOffset null on the last page', async () => {
-      const body = (await list('?limit=20&offset=100')).json();
+      const body = (await listContacts(app, ownerKey, 'limit=20&offset=100')).json();
       expect(body.data).toHaveLength(20);
       expect(body.pagination.nextOffset).toBeNull();
-      expect((await list('?limit=30&offset=110')).json().pagination).toEqual({
+      expect((await listContacts(app, ownerKey, 'limit=30&offset=110')).json().pagination).toEqual({
         limit: 30,
         offset: 110,
         total: OWNER_CONTACTS,
@@ -123,7 +104,7 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
 
     it('gives an empty page with the true total past the end, even at the largest offset', async () => {
       for (const offset of [OWNER_CONTACTS, 5000, 2147483647]) {
-        const body = (await list(`?offset=${offset}`)).json();
+        const body = (await listContacts(app, ownerKey, `offset=${offset}`)).json();
         expect(body).toEqual({ data: [], pagination: { limit: 50, offset, total: OWNER_CONTACTS, nextOffset: null } });
       }
     });
@@ -149,41 +130,27 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
       const theirs = await walk(100, otherKey);
       expect(theirs.map((c) => c.id).sort()).toEqual([...otherContactIds].sort());
       expect(theirs.every((c) => c.name?.startsWith('Other'))).toBe(true);
-      expect((await list('', otherKey)).json().pagination.total).toBe(30);
+      expect((await listContacts(app, otherKey)).json().pagination.total).toBe(30);
     });
 
     it('returns every Contact field, null when empty, and ISO 8601 UTC dates with milliseconds', async () => {
-      const [contact] = (await list('?limit=1')).json().data;
-      expect(Object.keys(contact).sort()).toEqual([...CONTACT_FIELDS].sort());
-      expect(contact).toMatchObject({
-        email: null,
-        phone: null,
-        company: null,
-        title: null,
-        school: null,
-        linkedin_url: null,
-        location: null,
-        description: null,
-        tags: null,
-        enrichment: null,
-        enriched_at: null,
-        source: null,
-        birthday: null,
-      });
+      const [contact] = (await listContacts(app, ownerKey, 'limit=1')).json().data;
+      expect(Object.keys(contact).sort()).toEqual([...ALWAYS_LISTED_FIELDS].sort());
+      expect(contact).toMatchObject({ ...LISTED_NULLS, name: expect.stringMatching(/^Owner /) });
       expect(contact.created_at).toBe('2024-03-01T10:00:00.000Z');
       expect(contact.updated_at).toMatch(ISO_MILLIS);
       expect(contact.id).toMatch(/^[0-9a-f-]{36}$/);
     });
 
     it('sends Cache-Control: no-store and no owner or internal columns', async () => {
-      const response = await list('?limit=100');
+      const response = await listContacts(app, ownerKey, 'limit=100');
       expect(response.headers['cache-control']).toBe('no-store');
       expect(response.body).not.toMatch(/owner_id|is_self|merged_into/);
     });
 
     it('accepts Accept: application/json (spec §1) and answers JSON whatever Accept says', async () => {
       for (const accept of ['application/json', '*/*', 'text/html']) {
-        const response = await app.inject({ method: 'GET', url: '/api/v1/contacts?limit=1', headers: { ...bearer(ownerKey), accept } });
+        const response = await listContacts(app, ownerKey, 'limit=1', { accept });
         expect(response.statusCode).toBe(200);
         expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
         expect(response.json().pagination.limit).toBe(1);
@@ -252,7 +219,7 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
       ['LIMIT=5', 'LIMIT'],
     ];
     it.each(invalid)('?%s gives 400 naming %s', async (query, name) => {
-      const response = await list(`?${query}`);
+      const response = await listContacts(app, ownerKey, query);
       expect(response.statusCode).toBe(400);
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
       const body = response.json();
@@ -261,7 +228,7 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
     });
 
     it('checks the key before the query: a bad query without a key gives 401', async () => {
-      const response = await app.inject({ method: 'GET', url: '/api/v1/contacts?limit=abc&owner_id=1' });
+      const response = await listContacts(app, null, 'limit=abc&owner_id=1');
       expect(response.statusCode).toBe(401);
     });
   });
@@ -300,9 +267,9 @@ describeEachBackend('GET /api/v1/contacts', (db) => {
     });
 
     it('changes nothing when a write is attempted', async () => {
-      const before = (await list('?limit=1')).json().pagination.total;
+      const before = (await listContacts(app, ownerKey, 'limit=1')).json().pagination.total;
       await app.inject({ method: 'POST', url: '/api/v1/contacts', headers: bearer(ownerKey), payload: { name: 'x' } });
-      expect((await list('?limit=1')).json().pagination.total).toBe(before);
+      expect((await listContacts(app, ownerKey, 'limit=1')).json().pagination.total).toBe(before);
     });
   });
 });
@@ -322,7 +289,7 @@ describe('server errors', () => {
     });
     const failing = Object.assign(Object.create(database.store) as Store, { contacts });
     const app = await buildTestApp(failing);
-    const response = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) });
+    const response = await listContacts(app, key);
     expect(response.statusCode).toBe(500);
     expect(response.json()).toEqual({ error: 'Internal server error' });
     expect(response.body).not.toMatch(/SQLITE|SELECT|srv|store\.ts/);

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
@@ -7,7 +6,9 @@ import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import type { Store } from '../../src/store/store.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { listenOnFreePort } from '../support/listen.js';
 import { captureLogs } from '../support/log-capture.js';
+import { listContacts } from '../support/requests.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 import { rawRequest } from '../support/raw-http.js';
 import { overrideStore } from '../support/store-override.js';
@@ -80,12 +81,12 @@ describeEachBackend('logs never carry keys, the Authorization header or contact 
   it('on success, 400, 401, 403, 404, 405, 429 and a 500 whose error quotes a key and contact data', async () => {
     const get = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers });
     const statuses = [
-      (await get('/api/v1/contacts', bearer(keys.ok))).statusCode,
-      (await get(`/api/v1/contacts?limit=${keys.ok}`, bearer(keys.ok))).statusCode,
-      (await get(`/api/v1/contacts?api_key=${keys.ok}&email=${CONTACT.email}`, bearer(keys.ok))).statusCode,
-      (await get('/api/v1/contacts', { authorization: `Bearer ${keys.unknown}` })).statusCode,
-      (await get('/api/v1/contacts', { authorization: `Basic ${keys.ok}` })).statusCode,
-      (await get('/api/v1/contacts', bearer(keys.unscoped))).statusCode,
+      (await listContacts(app, keys.ok)).statusCode,
+      (await listContacts(app, keys.ok, `limit=${keys.ok}`)).statusCode,
+      (await listContacts(app, keys.ok, `api_key=${keys.ok}&email=${CONTACT.email}`)).statusCode,
+      (await listContacts(app, keys.unknown)).statusCode,
+      (await listContacts(app, null, '', { authorization: `Basic ${keys.ok}` })).statusCode,
+      (await listContacts(app, keys.unscoped)).statusCode,
       (await get(`/${keys.ok}/contacts`, bearer(keys.ok))).statusCode,
       (
         await app.inject({
@@ -95,11 +96,11 @@ describeEachBackend('logs never carry keys, the Authorization header or contact 
           payload: JSON.stringify({ key: keys.ok, ...CONTACT }),
         })
       ).statusCode,
-      (await get('/api/v1/contacts', bearer(keys.limited))).statusCode,
-      (await get('/api/v1/contacts', bearer(keys.limited))).statusCode,
-      (await get('/api/v1/contacts', bearer(keys.limited))).statusCode,
-      (await get('/api/v1/contacts', bearer(keys.limited))).statusCode,
-      (await get('/api/v1/contacts', bearer(keys.failing))).statusCode,
+      (await listContacts(app, keys.limited)).statusCode,
+      (await listContacts(app, keys.limited)).statusCode,
+      (await listContacts(app, keys.limited)).statusCode,
+      (await listContacts(app, keys.limited)).statusCode,
+      (await listContacts(app, keys.failing)).statusCode,
     ];
     expect(statuses).toEqual([200, 400, 400, 401, 401, 403, 404, 405, 200, 200, 200, 429, 500]);
 
@@ -144,8 +145,7 @@ describeEachBackend('logs never carry keys, the Authorization header or contact 
   });
 
   it('keeps a key, its secret alone and an OAuth token out of the log, however they are encoded and wherever sent', async () => {
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = app.server.address() as AddressInfo;
+    const { port } = await listenOnFreePort(app);
     const key = keys.ok;
     // An opaque access token as oidc-provider makes them: 43 characters of base64url.
     const secrets = { key, secret: key.slice('cnt_live_'.length), token: randomBytes(32).toString('base64url') };

@@ -5,8 +5,9 @@ import { generateApiKey } from '../../src/domain/api-key.js';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import { startServer } from '../../src/server.js';
-import { bearer, buildTestApp } from '../support/app.js';
+import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { listContacts } from '../support/requests.js';
 import { createKey, createUser, TEST_KEY_PREFIX } from '../support/seed.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
@@ -44,16 +45,16 @@ describeEachBackend('GET /metrics (Prometheus)', (db) => {
       requestCounter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }),
     });
     const get = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers });
-    await get('/api/v1/contacts?limit=1', bearer(keys.ok));
-    await get('/api/v1/contacts?limit=2', bearer(keys.ok));
-    await get('/api/v1/contacts?limit=3', bearer(keys.ok));
-    await get('/api/v1/contacts');
-    await get('/api/v1/contacts', { authorization: 'Bearer not-a-key' });
-    await get('/api/v1/contacts', bearer(generateApiKey(TEST_KEY_PREFIX)));
-    await get('/api/v1/contacts', bearer(keys.revoked.key));
-    await get('/api/v1/contacts', bearer(keys.expired));
-    await get('/api/v1/contacts', bearer(keys.unscoped));
-    await get('/api/v1/contacts', bearer(keys.free));
+    await listContacts(app, keys.ok, 'limit=1');
+    await listContacts(app, keys.ok, 'limit=2');
+    await listContacts(app, keys.ok, 'limit=3');
+    await listContacts(app, null);
+    await listContacts(app, 'not-a-key');
+    await listContacts(app, generateApiKey(TEST_KEY_PREFIX));
+    await listContacts(app, keys.revoked.key);
+    await listContacts(app, keys.expired);
+    await listContacts(app, keys.unscoped);
+    await listContacts(app, keys.free);
     await get('/no/such/path-4f2a?secret=1');
     const scraped = await get('/metrics', { authorization: `Bearer ${TOKEN}` });
     expect(scraped.statusCode).toBe(200);

@@ -1,10 +1,10 @@
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { decodeSyncToken, encodeSyncToken } from '../../src/domain/changes.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { listenOnFreePort } from '../support/listen.js';
 import { openApiResponseChecker, type Exchange, type OpenApiDocument } from '../support/openapi-responses.js';
 import { rawRequest } from '../support/raw-http.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
@@ -51,8 +51,7 @@ describeEachBackend('every answer agrees with the served OpenAPI document', (db)
       config: { rateLimit: { perMinute: PER_MINUTE }, requestTimeoutMs: REQUEST_TIMEOUT_MS },
       requestCounter: createMemoryCounter({ windowMs: 60_000 }),
     });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as AddressInfo).port;
+    ({ port } = await listenOnFreePort(app));
     document = JSON.parse(JSON.stringify(app.swagger())) as OpenApiDocument;
     check = openApiResponseChecker(document);
   });

@@ -5,6 +5,7 @@ import type { Store } from '../../src/store/store.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { createTestDatabase, describeEachBackend } from '../support/backends.js';
 import { captureLogs } from '../support/log-capture.js';
+import { listContactChanges, listContacts } from '../support/requests.js';
 import { createKey, createUser } from '../support/seed.js';
 import { overrideStore } from '../support/store-override.js';
 
@@ -84,8 +85,8 @@ describe('HTTP hardening', () => {
     it('sends headers fit for a JSON API on success and on every error', async () => {
       const app = await appWith({});
       const responses = await Promise.all([
-        app.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) }),
-        app.inject({ method: 'GET', url: '/api/v1/contacts' }),
+        listContacts(app, key),
+        listContacts(app, null),
         app.inject({ method: 'GET', url: '/nowhere' }),
         app.inject({ method: 'DELETE', url: '/api/v1/contacts' }),
       ]);
@@ -124,26 +125,26 @@ describe('HTTP hardening', () => {
 
     it('sends no CORS header when CORS_ORIGINS is empty', async () => {
       const app = await appWith({});
-      const response = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: { ...bearer(key), origin } });
+      const response = await listContacts(app, key, '', { origin });
       expect(Object.keys(response.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
       expect((await app.inject({ method: 'OPTIONS', url: '/api/v1/contacts', headers: { origin } })).statusCode).toBe(405);
     });
 
     it('allows exactly the listed origins, exposing the entity tag, rate-limit and request-id headers', async () => {
       const app = await appWith({ config: { corsOrigins: [origin] } });
-      const allowed = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: { ...bearer(key), origin } });
+      const allowed = await listContacts(app, key, '', { origin });
       expect(allowed.statusCode).toBe(200);
       expect(allowed.headers['access-control-allow-origin']).toBe(origin);
       expect(allowed.headers['access-control-expose-headers']).toBe(
         'ETag, RateLimit, RateLimit-Policy, Retry-After, WWW-Authenticate, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id',
       );
       expect(allowed.headers).not.toHaveProperty('access-control-allow-credentials');
-      const refusedKeyButAllowedOrigin = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: { origin } });
+      const refusedKeyButAllowedOrigin = await listContacts(app, null, '', { origin });
       expect(refusedKeyButAllowedOrigin.statusCode).toBe(401);
       expect(refusedKeyButAllowedOrigin.headers['access-control-allow-origin']).toBe(origin);
 
       for (const other of ['https://evil.example.com', 'https://app.example.com.evil.net', 'http://app.example.com']) {
-        const response = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: { ...bearer(key), origin: other } });
+        const response = await listContacts(app, key, '', { origin: other });
         expect(response.headers).not.toHaveProperty('access-control-allow-origin');
       }
     });
@@ -152,9 +153,7 @@ describe('HTTP hardening', () => {
       const app = await appWith({ config: { corsOrigins: [origin] } });
       const docs = await app.inject({ method: 'GET', url: '/docs' });
       const bundle = /<script src="([^"]+)"/.exec(docs.body)![1]!;
-      const sync = (await app.inject({ method: 'GET', url: '/api/v1/contacts/changes', headers: bearer(key) })).json<{
-        next_since: string;
-      }>();
+      const sync = (await listContactChanges(app, key)).json<{ next_since: string }>();
       for (const url of [
         '/api/v1/openapi.json',
         '/docs',
@@ -270,7 +269,7 @@ describe('HTTP hardening', () => {
       });
       const app = await buildTestApp(slow, { config: { requestTimeoutMs: 200 } });
       apps.push(app);
-      const response = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) });
+      const response = await listContacts(app, key);
       release();
       expect(response.statusCode).toBe(503);
       expect(response.json()).toEqual({ error: 'Request timed out' });

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { connectRedisCounter } from '../../src/rate-limit/redis-counter.js';
-import { bearer, buildTestApp } from '../support/app.js';
+import { buildTestApp } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';
+import { freePort } from '../support/listen.js';
 import { captureLogs } from '../support/log-capture.js';
+import { fetchContacts, listContacts } from '../support/requests.js';
 import { createKey, createUser } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
@@ -48,13 +49,13 @@ describe.runIf(redisUrl !== null)('rate limit shared through Redis by two server
     const remaining: string[] = [];
     for (let sent = 0; sent < LIMIT; sent += 1) {
       const server = servers[sent % 2]!;
-      const response = await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: bearer(key) });
+      const response = await fetchContacts(server.url, key, 'limit=1');
       expect(response.status).toBe(200);
       remaining.push(response.headers.get('x-ratelimit-remaining')!);
     }
     expect(remaining).toEqual(['5', '4', '3', '2', '1', '0']);
     for (const server of servers) {
-      const refused = await fetch(`${server.url}/api/v1/contacts?limit=1`, { headers: bearer(key) });
+      const refused = await fetchContacts(server.url, key, 'limit=1');
       expect(refused.status).toBe(429);
       expect(await refused.json()).toEqual({ error: 'Rate limit exceeded' });
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -76,20 +77,11 @@ describe.runIf(redisUrl !== null)('rate limit shared through Redis by two server
   });
 });
 
-/** A TCP port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe('rate limit when Redis is unreachable', () => {
   it('fails open: requests succeed, one warning is logged, and the fail-open metric counts each request', async () => {
     const { database, dispose } = await createTestDatabase('sqlite', null);
     const counter = await connectRedisCounter({
-      url: `redis://127.0.0.1:${await closedPort()}`,
+      url: `redis://127.0.0.1:${await freePort()}`,
       prefix: 'unused:',
       windowMs: RATE_LIMIT_WINDOW_MS,
     });
@@ -105,7 +97,7 @@ describe('rate limit when Redis is unreachable', () => {
       const owner = await createUser(database.store);
       const { key } = await createKey(database.store, owner.id);
       for (let sent = 0; sent < LIMIT + 3; sent += 1) {
-        const response = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) });
+        const response = await listContacts(app, key);
         expect(response.statusCode).toBe(200);
         expect(response.headers['ratelimit-policy']).toBe(`"default";q=${LIMIT};w=60`);
         expect(response.headers).not.toHaveProperty('ratelimit');

@@ -4,8 +4,10 @@ import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import type { RequestCounter } from '../../src/rate-limit/request-counter.js';
 import type { Store } from '../../src/store/store.js';
-import { bearer, buildTestApp } from '../support/app.js';
+import { buildTestApp } from '../support/app.js';
 import { createTestDatabase, describeEachBackend } from '../support/backends.js';
+import { postMcp } from '../support/mcp-request.js';
+import { listContacts } from '../support/requests.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 
 const LIMIT = 5;
@@ -31,7 +33,6 @@ describeEachBackend('rate limit per API key, in memory', (db) => {
   let store: Store;
   let ownerId: string;
   let harness: ReturnType<typeof testCounter>;
-  const list = (key: string, query = '?limit=1') => app.inject({ method: 'GET', url: `/api/v1/contacts${query}`, headers: bearer(key) });
 
   beforeAll(async () => {
     store = db().store;
@@ -47,7 +48,7 @@ describeEachBackend('rate limit per API key, in memory', (db) => {
   it('answers the first LIMIT requests with 200 and decreasing headers, then 429 with Retry-After', async () => {
     const { key } = await createKey(store, ownerId);
     for (let sent = 1; sent <= LIMIT; sent += 1) {
-      const response = await list(key);
+      const response = await listContacts(app, key);
       expect(response.statusCode).toBe(200);
       expect(response.headers['ratelimit-policy']).toBe(`"default";q=${LIMIT};w=60`);
       expect(response.headers.ratelimit).toBe(`"default";r=${LIMIT - sent};t=60`);
@@ -56,7 +57,7 @@ describeEachBackend('rate limit per API key, in memory', (db) => {
       expect(response.headers['x-ratelimit-reset']).toBe('60');
     }
     harness.clock.now += 20_000;
-    const refused = await list(key);
+    const refused = await listContacts(app, key);
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toEqual({ error: 'Rate limit exceeded' });
     expect(refused.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -67,10 +68,10 @@ describeEachBackend('rate limit per API key, in memory', (db) => {
 
   it('opens a new window once the old one ends', async () => {
     const { key } = await createKey(store, ownerId);
-    for (let sent = 0; sent <= LIMIT; sent += 1) await list(key);
-    expect((await list(key)).statusCode).toBe(429);
+    for (let sent = 0; sent <= LIMIT; sent += 1) await listContacts(app, key);
+    expect((await listContacts(app, key)).statusCode).toBe(429);
     harness.clock.now += RATE_LIMIT_WINDOW_MS;
-    const response = await list(key);
+    const response = await listContacts(app, key);
     expect(response.statusCode).toBe(200);
     expect(response.headers.ratelimit).toBe(`"default";r=${LIMIT - 1};t=60`);
   });
@@ -78,9 +79,9 @@ describeEachBackend('rate limit per API key, in memory', (db) => {
   it('counts each key on its own, even two keys of the same user', async () => {
     const first = await createKey(store, ownerId);
     const second = await createKey(store, ownerId);
-    for (let sent = 0; sent < LIMIT; sent += 1) await list(first.key);
-    expect((await list(first.key)).statusCode).toBe(429);
-    expect((await list(second.key)).headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1));
+    for (let sent = 0; sent < LIMIT; sent += 1) await listContacts(app, first.key);
+    expect((await listContacts(app, first.key)).statusCode).toBe(429);
+    expect((await listContacts(app, second.key)).headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1));
   });
 
   it('never counts a request refused with 401 or 403', async () => {
@@ -92,35 +93,29 @@ describeEachBackend('rate limit per API key, in memory', (db) => {
     const onFreePlan = await createKey(store, freeUser.id);
     const before = harness.counted.length;
     for (let round = 0; round < LIMIT + 2; round += 1) {
-      expect((await app.inject({ method: 'GET', url: '/api/v1/contacts' })).statusCode).toBe(401);
-      expect((await list(revoked.key)).statusCode).toBe(401);
-      expect((await list(expired.key)).statusCode).toBe(401);
-      expect((await list(unscoped.key)).statusCode).toBe(403);
-      expect((await list(onFreePlan.key)).statusCode).toBe(403);
+      expect((await listContacts(app, null)).statusCode).toBe(401);
+      expect((await listContacts(app, revoked.key)).statusCode).toBe(401);
+      expect((await listContacts(app, expired.key)).statusCode).toBe(401);
+      expect((await listContacts(app, unscoped.key)).statusCode).toBe(403);
+      expect((await listContacts(app, onFreePlan.key)).statusCode).toBe(403);
     }
     expect(harness.counted.length).toBe(before);
-    const refused = await list(onFreePlan.key);
+    const refused = await listContacts(app, onFreePlan.key);
     expect(refused.headers).not.toHaveProperty('ratelimit');
     expect(refused.headers).not.toHaveProperty('x-ratelimit-remaining');
 
     // Upgraded, the key that was refused LIMIT + 2 times still has its whole quota.
     await store.users.setPlan(freeUser.id, 'pro');
-    const allowed = await list(onFreePlan.key);
+    const allowed = await listContacts(app, onFreePlan.key);
     expect(allowed.statusCode).toBe(200);
     expect(allowed.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1));
   });
 
   it('shares each key’s limit with the MCP endpoint', async () => {
     const { key } = await createKey(store, ownerId);
-    const mcp = () =>
-      app.inject({
-        method: 'POST',
-        url: '/mcp',
-        headers: { ...bearer(key), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-      });
+    const mcp = () => postMcp(app, key, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect((await mcp()).headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1));
-    for (let sent = 1; sent < LIMIT; sent += 1) expect((await list(key)).statusCode).toBe(200);
+    for (let sent = 1; sent < LIMIT; sent += 1) expect((await listContacts(app, key)).statusCode).toBe(200);
     const refused = await mcp();
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toEqual({ error: 'Rate limit exceeded' });
@@ -129,7 +124,7 @@ describeEachBackend('rate limit per API key, in memory', (db) => {
 
   it('counts a request that passed authentication but had a bad query, and says so in its headers', async () => {
     const { key, id } = await createKey(store, ownerId);
-    const response = await list(key, '?limit=500');
+    const response = await listContacts(app, key, 'limit=500');
     expect(response.statusCode).toBe(400);
     expect(response.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1));
     expect(harness.counted.at(-1)).toBe(id);
@@ -145,7 +140,7 @@ describe('rate limit of 0 per minute', () => {
       const owner = await createUser(database.store);
       const { key } = await createKey(database.store, owner.id);
       for (let sent = 0; sent < 20; sent += 1) {
-        const response = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) });
+        const response = await listContacts(app, key);
         expect(response.statusCode).toBe(200);
         expect(Object.keys(response.headers).filter((name) => name.includes('ratelimit'))).toEqual([]);
       }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Store, User } from '../../src/store/store.js';
-import { bearer } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';
 import { skipClusterTests, startCluster, startStreamingReplica, type StreamingReplica, type TestCluster } from '../support/pg-cluster.js';
+import { fetchContacts } from '../support/requests.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
@@ -22,9 +22,8 @@ describe.runIf(!skipClusterTests('read replica tests', postgresAdminUrl))('DATAB
   let secondKey: { id: string; key: string };
   let databaseName: string;
 
-  const list = (key: string) => fetch(`${server.url}/api/v1/contacts?limit=100`, { headers: bearer(key) });
   const listedTotal = async (key: string): Promise<number> => {
-    const response = await list(key);
+    const response = await fetchContacts(server.url, key, 'limit=100');
     expect(response.status).toBe(200);
     return ((await response.json()) as { pagination: { total: number } }).pagination.total;
   };
@@ -74,11 +73,11 @@ describe.runIf(!skipClusterTests('read replica tests', postgresAdminUrl))('DATAB
     );
     expect(onReplica).toEqual([{ id: firstKey.id, revoked_at: null }]);
 
-    expect((await list(secondKey.key)).status).toBe(200);
+    expect((await fetchContacts(server.url, secondKey.key, 'limit=100')).status).toBe(200);
     // The replica still has the key active and replays nothing while paused: only the primary can refuse it.
     await vi.waitFor(
       async () => {
-        const refused = await list(firstKey.key);
+        const refused = await fetchContacts(server.url, firstKey.key, 'limit=100');
         expect(refused.status).toBe(401);
         expect(await refused.json()).toEqual({ error: 'Invalid or inactive API key' });
       },

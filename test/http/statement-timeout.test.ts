@@ -3,8 +3,9 @@ import { keptForLife } from '../../src/store/sqlite/connection.js';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
-import { bearer, buildTestApp } from '../support/app.js';
+import { buildTestApp } from '../support/app.js';
 import { createTestDatabase } from '../support/backends.js';
+import { listContacts } from '../support/requests.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 
 const postgresAdminUrl = inject('postgresAdminUrl');
@@ -23,11 +24,11 @@ describe.runIf(postgresAdminUrl !== null)('DB_STATEMENT_TIMEOUT_MS on PostgreSQL
       await locker.query('BEGIN');
       // Both tables a list request reads first: the key's, and the contacts'.
       await locker.query('LOCK TABLE api_keys, contacts IN ACCESS EXCLUSIVE MODE');
-      const response = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) });
+      const response = await listContacts(app, key);
       expect(response.statusCode).toBe(500);
       expect(response.json()).toEqual({ error: 'Internal server error' });
       await locker.query('ROLLBACK');
-      expect((await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(key) })).statusCode).toBe(200);
+      expect((await listContacts(app, key)).statusCode).toBe(200);
     } finally {
       await locker.end();
       await app.close();

@@ -1,7 +1,6 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -11,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { BIN, runBin } from '../support/cli.js';
+import { listenOnFreePort } from '../support/listen.js';
+import { postMcp } from '../support/mcp-request.js';
 import { createKey, createUser } from '../support/seed.js';
 
 const INVALID = 'Invalid or inactive API key';
@@ -51,8 +52,7 @@ describeEachBackend('MCP authentication', (db) => {
     keys.noScope = (await createKey(store, ownerId, { scopes: [] })).key;
     keys.freePlan = (await createKey(store, free.id)).key;
     app = await buildTestApp(store);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    mcpUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`;
+    mcpUrl = `${(await listenOnFreePort(app)).origin}/mcp`;
   });
   afterAll(async () => {
     await app?.close();
@@ -144,13 +144,7 @@ describeEachBackend('MCP authentication', (db) => {
     });
 
     it('refuses a browser Origin not on the allow-list with 403, whatever Host says (DNS rebinding); no Origin passes', async () => {
-      const evil = { ...bearer(keys.valid), origin: 'http://evil.example.com', host: 'evil.example.com' };
-      const refused = await app.inject({
-        method: 'POST',
-        url: '/mcp',
-        headers: { ...evil, accept: 'application/json, text/event-stream' },
-        payload: INITIALIZE,
-      });
+      const refused = await postMcp(app, keys.valid, INITIALIZE, { origin: 'http://evil.example.com', host: 'evil.example.com' });
       expect(refused.statusCode).toBe(403);
       expect(refused.json()).toEqual({
         jsonrpc: '2.0',
@@ -160,13 +154,7 @@ describeEachBackend('MCP authentication', (db) => {
       expect((await post(bearer(keys.valid))).status).toBe(200);
 
       const allowing = await buildTestApp(db().store, { config: { corsOrigins: ['https://app.example.com'] } });
-      const call = (origin: string) =>
-        allowing.inject({
-          method: 'POST',
-          url: '/mcp',
-          headers: { ...bearer(keys.valid), origin, accept: 'application/json, text/event-stream' },
-          payload: INITIALIZE,
-        });
+      const call = (origin: string) => postMcp(allowing, keys.valid, INITIALIZE, { origin });
       expect((await call('https://app.example.com')).statusCode).toBe(200);
       expect((await call('https://app.example.com.evil.example')).statusCode).toBe(403);
       // The service's own origin (OAUTH_ISSUER, by default http://localhost:3000) and loopback pages pass.

@@ -1,12 +1,11 @@
 import { execFile } from 'node:child_process';
-import { once } from 'node:events';
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachBackend } from '../support/backends.js';
 import { BIN } from '../support/cli.js';
-import { freePort, obtainAccessToken } from '../support/oauth-client.js';
+import { freePort, listenOnFreePort } from '../support/listen.js';
+import { obtainAccessToken } from '../support/oauth-client.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
@@ -38,7 +37,7 @@ async function npx(packages: string[], args: string[], env: NodeJS.ProcessEnv = 
  * The conformance suite sends no credentials: this proxy puts the key on every request, as a configured client would,
  * and leaves Host and Origin as the suite wrote them.
  */
-async function startKeyProxy(target: string, key: string): Promise<Server> {
+async function startKeyProxy(target: string, key: string): Promise<{ server: Server; origin: string }> {
   const proxy = createServer((incoming, outgoing) => {
     const forwarded = request(
       new URL(incoming.url!, target),
@@ -50,15 +49,13 @@ async function startKeyProxy(target: string, key: string): Promise<Server> {
     );
     incoming.pipe(forwarded);
   });
-  proxy.listen(0, '127.0.0.1');
-  await once(proxy, 'listening');
-  return proxy;
+  return { server: proxy, origin: (await listenOnFreePort(proxy)).origin };
 }
 
 /** The MCP conformance suite and the MCP Inspector's CLI, run from the registry against a spawned server. */
 describeEachBackend('independent MCP checkers', (db) => {
   let server: ServerProcess;
-  let proxy: Server;
+  let proxy: { server: Server; origin: string };
   let key: string;
   let available = true;
 
@@ -83,13 +80,13 @@ describeEachBackend('independent MCP checkers', (db) => {
   }, 300_000);
 
   afterAll(async () => {
-    proxy?.close();
+    proxy?.server.close();
     await server?.kill();
   });
 
   it.for(SCENARIOS)('passes the conformance scenario %s', { timeout: 300_000 }, async (scenario, context) => {
     if (!available) context.skip();
-    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
+    const url = `${proxy.origin}/mcp`;
     const result = await npx([NODE_22, CONFORMANCE], ['conformance', 'server', '--url', url, '--scenario', scenario]);
     expect(result.stdout, result.stdout + result.stderr).toMatch(/Passed: (\d+)\/\1, 0 failed/);
     expect(result.code).toBe(0);

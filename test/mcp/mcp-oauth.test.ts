@@ -8,7 +8,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEachBackend } from '../support/backends.js';
-import { clientMetadataDocument, freePort, startDocumentServer, startRedirectReceiver, TestOAuthClient } from '../support/oauth-client.js';
+import { freePort } from '../support/listen.js';
+import { clientMetadataDocument, startDocumentServer, startRedirectReceiver, TestOAuthClient } from '../support/oauth-client.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 

@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -10,6 +9,8 @@ import type { User } from '../../src/store/store.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { BIN, mcpEnv } from '../support/cli.js';
+import { listenOnFreePort } from '../support/listen.js';
+import { fetchContacts } from '../support/requests.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 import { selfContactId } from '../support/self-contact.js';
 
@@ -84,8 +85,7 @@ describeEachBackend('MCP tools', (db) => {
     otherOwned = (await store.contacts.listPage(other.id, { limit: 100, offset: 0 })).contacts;
     selfId = await selfContactId(db().databaseUrl, owner.id);
     app = await buildTestApp(store, { config: { contactUrlTemplate: 'https://app.example.com/contacts/{id}' } });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    ({ origin: baseUrl } = await listenOnFreePort(app));
   });
   afterAll(async () => {
     await app?.close();
@@ -163,7 +163,7 @@ describeEachBackend('MCP tools', (db) => {
             [3, 1000],
           ] as const) {
             const result = await call(client, 'list_contacts', { limit, offset, fields: ALL_FIELDS });
-            const rest = await fetch(`${baseUrl}/api/v1/contacts?limit=${limit}&offset=${offset}`, { headers: bearer(ownerKey) });
+            const rest = await fetchContacts(baseUrl, ownerKey, `limit=${limit}&offset=${offset}`);
             expect(result.isError).toBeFalsy();
             expect(result.structuredContent).toEqual({ ...((await rest.json()) as object), truncated: false });
           }

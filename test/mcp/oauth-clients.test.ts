@@ -10,10 +10,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachBackend } from '../support/backends.js';
+import { freePort } from '../support/listen.js';
 import {
   approveInBrowser,
   clientMetadataDocument,
-  freePort,
   startDocumentServer,
   startRedirectReceiver,
   TestOAuthClient,

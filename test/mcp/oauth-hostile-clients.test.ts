@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEFAULT_OAUTH_AUTHORIZATIONS_PER_MINUTE, DEFAULT_OAUTH_REGISTRATIONS_PER_MINUTE } from '../../src/config.js';
 import { describeEachBackend } from '../support/backends.js';
-import { freePort, startDocumentServer } from '../support/oauth-client.js';
+import { freePort } from '../support/listen.js';
+import { startDocumentServer } from '../support/oauth-client.js';
 import { openOtherConnection } from '../support/other-connection.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 

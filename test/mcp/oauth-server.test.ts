@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,17 +7,19 @@ import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
 import { parseOAuthConfig, type OAuthConfig } from '../../src/oauth/oauth-config.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import { hashIdentifier } from '../../src/oauth/store-adapter.js';
-import { bearer, buildTestApp } from '../support/app.js';
+import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
+import { listenOnFreePort } from '../support/listen.js';
+import { postMcp } from '../support/mcp-request.js';
 import { startConnectionCounter } from '../support/oauth-client.js';
 import { openOtherConnection } from '../support/other-connection.js';
+import { listContacts } from '../support/requests.js';
 import { createKey, createUser } from '../support/seed.js';
 
 const ISSUER = 'https://contacts.example.com';
 const RESOURCE = `${ISSUER}/mcp`;
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const TOOLS_LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
-const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 const oauthConfig = (overrides: Partial<OAuthConfig> = {}): OAuthConfig => ({
   ...parseOAuthConfig({ OAUTH_ISSUER: ISSUER, OAUTH_PRODUCT_NAME: 'Acme CRM', OAUTH_ACCENT_COLOR: '#0a7d33' }, 'http://127.0.0.1:3000'),
@@ -124,9 +124,6 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
     expect(response.statusCode, response.body).toBe(200);
     return response.json() as { access_token: string; scope: string; token_type: string; id_token?: string };
   }
-
-  const callMcp = (headers: Record<string, string>) =>
-    app.inject({ method: 'POST', url: '/mcp', headers: { ...MCP_HEADERS, ...headers }, payload: TOOLS_LIST });
 
   describe('discovery', () => {
     it('serves protected-resource metadata (RFC 9728) for /mcp at the resource path and at the root, to any origin', async () => {
@@ -323,7 +320,7 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
       expect(approved.query.get('error'), approved.query.toString()).toBeNull();
       const tokens = await exchange(approved);
       expect(tokens.scope).toBe('contacts:read');
-      expect((await callMcp(bearer(tokens.access_token))).statusCode).toBe(200);
+      expect((await postMcp(app, tokens.access_token, TOOLS_LIST)).statusCode).toBe(200);
     });
 
     it('openid alone is given contacts:read too: an ID token, and an access token that opens /mcp', async () => {
@@ -337,7 +334,7 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
       const tokens = await exchange(await approve(apiKey, { scope: 'openid', client_id: openidClient }), openidClient);
       expect(tokens.scope).toBe('contacts:read');
       expect(tokens.id_token).toBeTruthy();
-      expect((await callMcp(bearer(tokens.access_token))).statusCode).toBe(200);
+      expect((await postMcp(app, tokens.access_token, TOOLS_LIST)).statusCode).toBe(200);
     });
 
     it('a scope we do not have is invalid_scope, sent back before any consent page', async () => {
@@ -443,12 +440,7 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
       const tokens = exchanged.json();
       expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'contacts:read' });
       expect(tokens.access_token.split('.')).toHaveLength(1);
-      const listed = await app.inject({
-        method: 'POST',
-        url: '/mcp',
-        headers: { ...MCP_HEADERS, ...bearer(tokens.access_token) },
-        payload: TOOLS_LIST,
-      });
+      const listed = await postMcp(app, tokens.access_token, TOOLS_LIST);
       expect(listed.statusCode).toBe(200);
 
       const other = await openOtherConnection(db());
@@ -476,7 +468,7 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
       } finally {
         await other.close();
       }
-      const response = await callMcp(bearer(tokens.access_token));
+      const response = await postMcp(app, tokens.access_token, TOOLS_LIST);
       expect(response.statusCode).toBe(403);
       expect(response.json()).toEqual({ error: 'The API key this access token was approved with lacks contacts:read' });
       expect(response.headers['www-authenticate']).toMatch(/^Bearer error="insufficient_scope", /);
@@ -499,7 +491,7 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
       expect(await boundKinds()).toEqual(expect.arrayContaining(['AccessToken', 'AuthorizationCode', 'Grant', 'RefreshToken', 'Session']));
       expect(await store.users.delete(owner.id)).toBe(true);
       expect(await boundKinds()).toEqual([]);
-      expect((await callMcp(bearer(tokens.access_token))).statusCode).toBe(401);
+      expect((await postMcp(app, tokens.access_token, TOOLS_LIST)).statusCode).toBe(401);
     });
 
     it('a token for the REST API is not a key: OAuth tokens open /mcp only', async () => {
@@ -518,17 +510,12 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
         })
       ).json();
-      const rest = await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: bearer(tokens.access_token) });
+      const rest = await listContacts(app, tokens.access_token);
       expect(rest.statusCode).toBe(401);
     });
 
     it('a token the server never issued is a 401 that starts discovery', async () => {
-      const response = await app.inject({
-        method: 'POST',
-        url: '/mcp',
-        headers: { ...MCP_HEADERS, ...bearer('not-a-token') },
-        payload: TOOLS_LIST,
-      });
+      const response = await postMcp(app, 'not-a-token', TOOLS_LIST);
       expect(response.statusCode).toBe(401);
       expect(response.headers['www-authenticate']).toBe(
         `Bearer error="invalid_token", resource_metadata="${ISSUER}/.well-known/oauth-protected-resource/mcp", scope="contacts:read"`,
@@ -608,8 +595,7 @@ describeEachBackend('/mcp with an external OAuth issuer', (db) => {
     jwksServer = createServer((_request, response) =>
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })),
     );
-    jwksServer.listen(0, '127.0.0.1');
-    await once(jwksServer, 'listening');
+    const { origin: jwksOrigin } = await listenOnFreePort(jwksServer);
     sign = (claims, audience = RESOURCE) =>
       new SignJWT(claims)
         .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
@@ -618,7 +604,7 @@ describeEachBackend('/mcp with an external OAuth issuer', (db) => {
         .setIssuedAt()
         .setExpirationTime('5m')
         .sign(privateKey);
-    const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks`;
+    const jwksUrl = `${jwksOrigin}/jwks`;
     app = await buildTestApp(store, {
       config: { oauth: oauthConfig({ external: { issuer: EXTERNAL, jwksUrl, audience: RESOURCE, userClaim: 'sub' } }) },
     });
@@ -628,8 +614,7 @@ describeEachBackend('/mcp with an external OAuth issuer', (db) => {
     jwksServer.close();
   });
 
-  const call = async (token: string) =>
-    app.inject({ method: 'POST', url: '/mcp', headers: { ...MCP_HEADERS, ...bearer(token) }, payload: TOOLS_LIST });
+  const call = (token: string) => postMcp(app, token, TOOLS_LIST);
 
   it('points clients at the external issuer and serves no authorization server of its own', async () => {
     const metadata = (await app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/mcp' })).json();

@@ -1,12 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { bearer } from './app.js';
+import { credentialed } from './requests.js';
 
-/** POST /mcp as a Streamable HTTP client sends it: a JSON-RPC body with a credential, taking JSON or an event stream. */
-export function postMcp(app: FastifyInstance, credential: string, body: unknown, headers: Record<string, string> = {}) {
+/**
+ * POST /mcp as a Streamable HTTP client sends it: a JSON-RPC body with a credential (none when null), taking JSON or an
+ * event stream. `headers` are added and may replace any of these.
+ */
+export function postMcp(app: FastifyInstance, credential: string | null, body: unknown, headers: Record<string, string> = {}) {
   return app.inject({
     method: 'POST',
     url: '/mcp',
-    headers: { ...bearer(credential), 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: credentialed(credential, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }),
     payload: JSON.stringify(body),
   });
 }

@@ -1,14 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { listenOnFreePort } from './listen.js';
+
+export { freePort } from './listen.js';
 
 /** An MCP client's OAuth state, in memory: what a desktop or web agent keeps between runs. */
 export class TestOAuthClient implements OAuthClientProvider {
@@ -64,22 +66,12 @@ export async function startRedirectReceiver(): Promise<{ url: string; next: () =
     waiting?.(query);
     waiting = null;
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const { origin } = await listenOnFreePort(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`,
+    url: `${origin}/callback`,
     next: () => new Promise((resolve) => (waiting = resolve)),
     close: () => closeServer(server),
   };
-}
-
-/** A port free right now, for a server whose own URL (OAUTH_ISSUER) must be known before it starts. */
-export async function freePort(): Promise<number> {
-  const server = createNetServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A public client's Client ID Metadata Document, as an agent would publish it at `clientId`. */
@@ -112,10 +104,9 @@ export async function startDocumentServer(documents: Map<string, () => unknown>,
     if (document === undefined) return void response.writeHead(404).end();
     response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(document()));
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const { origin } = await listenOnFreePort(server);
   return {
-    origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    origin,
     certificate: cert,
     fetched,
     close: () => closeServer(server),
@@ -132,10 +123,9 @@ export async function startConnectionCounter(): Promise<{ port: number; connecti
     connections += 1;
     socket.destroy();
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const { port } = await listenOnFreePort(server);
   return {
-    port: (server.address() as AddressInfo).port,
+    port,
     connections: () => connections,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -11,10 +11,10 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './listen.js';
 
 /**
  * Throwaway PostgreSQL clusters for tests that stop a database or stream to a replica: each runs from a
@@ -309,17 +309,6 @@ function serverUser(): { uid: number; gid: number } | null {
   if (process.getuid?.() !== 0) return null;
   const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   return { uid: id('-u'), gid: id('-g') };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function withClient<T>(url: string, action: (client: pg.Client) => Promise<T>): Promise<T> {

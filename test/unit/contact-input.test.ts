@@ -1,23 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { IMPORTABLE_FIELDS, type ContactInput } from '../../src/domain/contact.js';
+import { contactFieldsOfKind, IMPORTABLE_FIELDS, type ContactInput } from '../../src/domain/contact.js';
 import { MAX_TEXT_LENGTH, assertUniqueIds, normalizeContactInput } from '../../src/domain/contact-input.js';
+import { EVERY_FIELD_VALUES } from '../support/contact-fixtures.js';
 import { expectInputError } from '../support/thrown.js';
 
-const TEXT_FIELDS = [
-  'name',
-  'email',
-  'phone',
-  'company',
-  'title',
-  'school',
-  'linkedin_url',
-  'location',
-  'description',
-  'source',
-  'birthday',
-] as const;
-const DATE_TIME_FIELDS = ['enriched_at', 'researched_at', 'created_at', 'updated_at'] as const;
-const OBJECT_FIELDS = ['enrichment', 'research_data'] as const;
+const TEXT_FIELDS = contactFieldsOfKind('text');
+const DATE_TIME_FIELDS = contactFieldsOfKind('timestamp');
+const OBJECT_FIELDS = contactFieldsOfKind('object');
 const UUID = '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b';
 
 describe('normalizeContactInput record shape', () => {
@@ -38,51 +27,9 @@ describe('normalizeContactInput record shape', () => {
   });
 
   it('accepts every importable field at once', () => {
-    const raw = {
-      id: UUID,
-      name: 'Ada',
-      email: 'ada@example.com',
-      phone: '+44 20 0000 0000',
-      company: 'Engines Ltd',
-      title: 'Analyst',
-      school: 'Home',
-      linkedin_url: 'https://linkedin.com/in/ada',
-      location: 'London',
-      description: 'First programmer',
-      tags: ['math'],
-      enrichment: { score: 1 },
-      enriched_at: '2024-01-01T00:00:00Z',
-      source: 'csv',
-      birthday: '1815-12-10',
-      research_data: { notes: [] },
-      researched_at: '2024-01-02T00:00:00Z',
-      created_at: '2023-01-01T00:00:00Z',
-      updated_at: '2023-06-01T00:00:00Z',
-    };
+    const raw = { id: UUID, ...EVERY_FIELD_VALUES };
     expect(Object.keys(raw).sort()).toEqual([...IMPORTABLE_FIELDS].sort());
-    expect(normalizeContactInput(raw)).toStrictEqual({
-      id: UUID,
-      values: {
-        name: 'Ada',
-        email: 'ada@example.com',
-        phone: '+44 20 0000 0000',
-        company: 'Engines Ltd',
-        title: 'Analyst',
-        school: 'Home',
-        linkedin_url: 'https://linkedin.com/in/ada',
-        location: 'London',
-        description: 'First programmer',
-        tags: ['math'],
-        enrichment: { score: 1 },
-        enriched_at: '2024-01-01T00:00:00.000Z',
-        source: 'csv',
-        birthday: '1815-12-10',
-        research_data: { notes: [] },
-        researched_at: '2024-01-02T00:00:00.000Z',
-        created_at: '2023-01-01T00:00:00.000Z',
-        updated_at: '2023-06-01T00:00:00.000Z',
-      },
-    });
+    expect(normalizeContactInput(raw)).toStrictEqual({ id: UUID, values: EVERY_FIELD_VALUES });
   });
 });
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ContactValues } from '../../src/domain/contact.js';
 import { normalizeContactInput } from '../../src/domain/contact-input.js';
 import { isUuid } from '../../src/domain/ids.js';
 import { decideContactWrite, type ExistingContact } from '../../src/store/contact-write.js';
 import type { ImportRecord } from '../../src/store/store.js';
+import { NULL_VALUES } from '../support/contact-fixtures.js';
 import { expectInputError, thrown } from '../support/thrown.js';
 
 const OWNER = '0190a3c4-0000-7000-8000-00000000000a';
@@ -16,31 +16,12 @@ const record = (label: string, raw: Record<string, unknown>): ImportRecord => ({
   contact: normalizeContactInput(raw),
 });
 
-const EMPTY: Omit<ContactValues, 'created_at' | 'updated_at'> = {
-  name: null,
-  email: null,
-  phone: null,
-  company: null,
-  title: null,
-  school: null,
-  linkedin_url: null,
-  location: null,
-  description: null,
-  tags: null,
-  enrichment: null,
-  enriched_at: null,
-  source: null,
-  birthday: null,
-  research_data: null,
-  researched_at: null,
-};
-
 describe('decideContactWrite insert (no contact has the id)', () => {
   it('inserts with the given id, every unnamed field null, and created_at/updated_at now', () => {
     expect(decideContactWrite(OWNER, record('line 2', { id: CONTACT_ID, name: 'Ada' }), undefined, NOW)).toStrictEqual({
       kind: 'insert',
       id: CONTACT_ID,
-      values: { ...EMPTY, name: 'Ada', created_at: NOW, updated_at: NOW },
+      values: { ...NULL_VALUES, name: 'Ada', created_at: NOW, updated_at: NOW },
     });
   });
 
@@ -59,8 +40,8 @@ describe('decideContactWrite insert (no contact has the id)', () => {
 
   it('writes every column on insert, so none is left to a database default', () => {
     const write = decideContactWrite(OWNER, record('line 2', {}), undefined, NOW);
-    expect(Object.keys(write.values).sort()).toEqual([...Object.keys(EMPTY), 'created_at', 'updated_at'].sort());
-    expect(write.values).toStrictEqual({ ...EMPTY, created_at: NOW, updated_at: NOW });
+    expect(Object.keys(write.values).sort()).toEqual([...Object.keys(NULL_VALUES), 'created_at', 'updated_at'].sort());
+    expect(write.values).toStrictEqual({ ...NULL_VALUES, created_at: NOW, updated_at: NOW });
   });
 
   it('keeps created_at and updated_at the record gives', () => {
@@ -105,7 +86,7 @@ describe('decideContactWrite insert (no contact has the id)', () => {
       kind: 'insert',
       id: CONTACT_ID,
       values: {
-        ...EMPTY,
+        ...NULL_VALUES,
         email: 'a@b.c',
         tags: ['x', 'y'],
         enrichment: { k: 1 },

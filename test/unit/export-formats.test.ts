@@ -6,7 +6,8 @@ import { writeContacts } from '../../src/export/export-contacts.js';
 import { fold } from '../../src/export/formats/vcard.js';
 import { readContactsFile } from '../../src/import/read-contacts-file.js';
 import { AWKWARD_CONTACT } from '../support/awkward-contact.js';
-import { useTempFiles } from './temp-files.js';
+import { LISTED_NULLS } from '../support/contact-fixtures.js';
+import { useTempFiles } from '../support/temp-files.js';
 
 const writeTemp = useTempFiles();
 
@@ -14,19 +15,8 @@ const FULL: Contact = { id: '0190f5d2-7c3e-7a10-8b2c-3d4e5f607182', ...AWKWARD_C
 
 const SPARSE: Contact = {
   id: '0190f5d2-7c3e-7a10-8b2c-3d4e5f607183',
-  name: null,
-  email: null,
+  ...LISTED_NULLS,
   phone: '+15550100',
-  company: null,
-  title: null,
-  school: null,
-  linkedin_url: null,
-  location: null,
-  description: null,
-  tags: null,
-  enrichment: null,
-  enriched_at: null,
-  source: null,
   birthday: '--02-29',
   created_at: '2024-01-03T00:00:00.000Z',
   updated_at: '2024-01-03T00:00:00.000Z',

@@ -3,7 +3,7 @@ import { parseCsvRecords } from '../../src/import/formats/csv.js';
 import { parseJsonRecords } from '../../src/import/formats/json.js';
 import { parseNdjsonRecords } from '../../src/import/formats/ndjson.js';
 import { readContactsFile } from '../../src/import/read-contacts-file.js';
-import { useTempFiles } from './temp-files.js';
+import { useTempFiles } from '../support/temp-files.js';
 
 const writeTemp = useTempFiles();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseVcardRecords } from '../../src/import/formats/vcard.js';
 import { readContactsFile } from '../../src/import/read-contacts-file.js';
-import { useTempFiles } from './temp-files.js';
+import { useTempFiles } from '../support/temp-files.js';
 
 const writeTemp = useTempFiles();
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readContactsFile } from '../../src/import/read-contacts-file.js';
-import { useTempFiles } from './temp-files.js';
+import { useTempFiles } from '../support/temp-files.js';
 
 const writeTemp = useTempFiles();
 
