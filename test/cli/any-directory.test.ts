@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runBin } from '../support/cli.js';
-import { freePort } from '../support/oauth-client.js';
+import { freePort } from '../support/listen.js';
 
 describe('the commands a user is shown work from any directory', () => {
   const folder = mkdtempSync(join(tmpdir(), 'contacts-anywhere-'));
