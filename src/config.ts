@@ -418,7 +418,7 @@ function parseApiContact(text: string | undefined): OpenApiConfig['contact'] {
 }
 
 function parseAdminToken(text: string | undefined): string | null {
-  if (text === undefined || text === '') return null;
+  if (isUnset(text)) return null;
   // The value is not echoed: it is a secret.
   if (!new RegExp(`^[\\x21-\\x7e]{${ADMIN_TOKEN_MIN_LENGTH},1024}$`).test(text)) {
     throw new Error(`must be ${ADMIN_TOKEN_MIN_LENGTH}–1024 visible ASCII characters, no spaces`);
