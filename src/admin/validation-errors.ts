@@ -6,6 +6,16 @@ const FORMAT_NAMES: Record<string, string> = {
   'date-time': 'a date and time in RFC 3339 form, like 2026-05-01T09:30:00Z',
 };
 
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
 /** Where a request's data came from, as a message says it when the field is the whole of it. */
 const WHOLE: Record<string, string> = {
   body: 'The body',
@@ -38,7 +48,11 @@ export function validationError(errors: FastifySchemaValidationError[], dataVar:
 
 function describe(keyword: string, params: Record<string, unknown>, message: string): string {
   if (keyword === 'enum') return `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`;
-  if (keyword === 'type') return `must be ${String(params.type).split(',').join(' or ')}`;
+  if (keyword === 'type')
+    return `must be ${String(params.type)
+      .split(',')
+      .map((type) => TYPE_NAMES[type] ?? type)
+      .join(' or ')}`;
   if (keyword === 'format') return `must be ${FORMAT_NAMES[String(params.format)] ?? `in the ${String(params.format)} format`}`;
   return message;
 }
