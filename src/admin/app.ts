@@ -2,15 +2,13 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AdminConfig, Config } from '../config.js';
-import { DEFAULT_BODY_LIMIT_BYTES } from '../http/body-size.js';
-import { handleClientError } from '../http/client-error.js';
-import { handleError } from '../http/errors.js';
 import type { Metrics } from '../http/metrics.js';
 import errors from '../http/plugins/errors.js';
 import metrics from '../http/plugins/metrics.js';
 import requestGuards from '../http/plugins/request-guards.js';
-import requestId, { requestIdOf } from '../http/plugins/request-id.js';
+import requestId from '../http/plugins/request-id.js';
 import securityHeaders from '../http/plugins/security-headers.js';
+import { jsonServerOptions } from '../http/server-options.js';
 import type { Store } from '../store/store.js';
 import { adminOpenApiOptions } from './openapi-document.js';
 import adminAuth from './plugins/admin-auth.js';
@@ -53,19 +51,9 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   const { config, store } = deps;
   const { requestTimeoutMs } = config;
   const app = Fastify({
-    loggerInstance: deps.logger || undefined,
-    logger: deps.logger === false ? false : undefined,
+    ...jsonServerOptions({ logger: deps.logger, requestTimeoutMs }),
     // call-log writes one line per call instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
-    requestIdHeader: false,
-    genReqId: requestIdOf,
-    handlerTimeout: requestTimeoutMs,
-    bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
-    requestTimeout: requestTimeoutMs,
-    http: { connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs), requireHostHeader: false },
-    clientErrorHandler: handleClientError,
-    return503OnClosing: false,
-    frameworkErrors: (error, request, reply) => void handleError(error, request, reply),
     // No HEAD twins of the GET routes: the document lists every operation there is.
     exposeHeadRoutes: false,
     // An unknown field is a 400 naming it (never dropped unseen), and a string is never taken for a number.

@@ -9,6 +9,8 @@ import {
   adminErrorResponses,
   IDEMPOTENCY_KEY_REQUEST_HEADER,
   IDEMPOTENT_SUCCESS_HEADERS,
+  NO_SUCH_USER,
+  noContentResponse,
   SUCCESS_HEADERS,
 } from '../schemas/common.js';
 import {
@@ -30,7 +32,6 @@ export interface AdminKeyRoutesOptions {
   apiKeyPrefix: string;
 }
 
-const NO_USER = { 'No user with this id': 'No user with id "0190b7a4-3c2e-7f00-8000-000000000000"' };
 const NO_KEY = { 'No key with this id': 'No key with id "0190b7a4-3c2e-7f00-8000-000000000001"' };
 const TAGS = ['keys'];
 
@@ -58,7 +59,7 @@ export async function adminKeyRoutes(app: FastifyInstance, { store, apiKeyPrefix
         response: {
           ...adminErrorResponses({
             post: true,
-            notFound: NO_USER,
+            notFound: NO_SUCH_USER,
             badRequest: {
               'An expiry in the past': 'expires_at must be a time in the future; got "2020-01-01T00:00:00Z"',
               'An unknown scope': 'scopes.0 must be one of: contacts:read',
@@ -93,7 +94,7 @@ export async function adminKeyRoutes(app: FastifyInstance, { store, apiKeyPrefix
         security: ADMIN_SECURITY,
         params: UserKeysParamsSchema,
         response: {
-          ...adminErrorResponses({ notFound: NO_USER }),
+          ...adminErrorResponses({ notFound: NO_SUCH_USER }),
           200: { ...KeyListSchema, description: 'The user’s keys.', headers: SUCCESS_HEADERS },
         },
       },
@@ -156,7 +157,7 @@ export async function adminKeyRoutes(app: FastifyInstance, { store, apiKeyPrefix
         params: KeyParamsSchema,
         response: {
           ...adminErrorResponses({ notFound: NO_KEY }),
-          204: { type: 'null', description: 'The key is revoked. No body.', headers: SUCCESS_HEADERS },
+          204: noContentResponse('The key is revoked.'),
         },
       },
     },

@@ -9,6 +9,8 @@ import {
   adminErrorResponses,
   IDEMPOTENCY_KEY_REQUEST_HEADER,
   IDEMPOTENT_SUCCESS_HEADERS,
+  NO_SUCH_USER,
+  noContentResponse,
   SUCCESS_HEADERS,
 } from '../schemas/common.js';
 import {
@@ -25,7 +27,6 @@ export interface AdminUserRoutesOptions {
   store: Pick<Store, 'users'>;
 }
 
-const NOT_FOUND = { 'No user with this id': 'No user with id "0190b7a4-3c2e-7f00-8000-000000000000"' };
 const EMAIL_TAKEN = { 'Another user has the email, in any case': 'A user with email ada@example.com already exists' };
 const NOT_AN_EMAIL = { 'Not an email address': 'email must be an email address; got "ada"' };
 const TAGS = ['users'];
@@ -104,7 +105,7 @@ export async function adminUserRoutes(app: FastifyInstance, { store }: AdminUser
         security: ADMIN_SECURITY,
         params: UserParamsSchema,
         response: {
-          ...adminErrorResponses({ notFound: NOT_FOUND }),
+          ...adminErrorResponses({ notFound: NO_SUCH_USER }),
           200: { ...UserSchema, description: 'The user.', headers: SUCCESS_HEADERS },
         },
       },
@@ -126,7 +127,7 @@ export async function adminUserRoutes(app: FastifyInstance, { store }: AdminUser
         body: UserChangesSchema,
         response: {
           ...adminErrorResponses({
-            notFound: NOT_FOUND,
+            notFound: NO_SUCH_USER,
             badRequest: {
               ...NOT_AN_EMAIL,
               'An unknown plan': 'plan must be one of: free, pro',
@@ -160,8 +161,8 @@ export async function adminUserRoutes(app: FastifyInstance, { store }: AdminUser
         security: ADMIN_SECURITY,
         params: UserParamsSchema,
         response: {
-          ...adminErrorResponses({ notFound: NOT_FOUND }),
-          204: { type: 'null', description: 'The user is gone. No body.', headers: SUCCESS_HEADERS },
+          ...adminErrorResponses({ notFound: NO_SUCH_USER }),
+          204: noContentResponse('The user is gone.'),
         },
       },
     },

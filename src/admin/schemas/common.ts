@@ -16,6 +16,11 @@ export const ADMIN_SECURITY = [{ adminToken: [] }];
 
 export const SUCCESS_HEADERS: Record<string, ResponseHeader> = { 'Cache-Control': NO_STORE_HEADER };
 
+/** A 204: no body. */
+export function noContentResponse(description: string) {
+  return { type: 'null', description: `${description} No body.`, headers: SUCCESS_HEADERS } as const;
+}
+
 /** What a POST's answer carries when it is the kept answer of an earlier request with the same Idempotency-Key. */
 export const IDEMPOTENT_SUCCESS_HEADERS: Record<string, ResponseHeader> = {
   ...SUCCESS_HEADERS,
@@ -35,6 +40,9 @@ export const IDEMPOTENCY_KEY_REQUEST_HEADER = Type.Object({
     }),
   ),
 });
+
+/** The 404 of an operation on a user named in its path. */
+export const NO_SUCH_USER = { 'No user with this id': 'No user with id "0190b7a4-3c2e-7f00-8000-000000000000"' };
 
 /** The messages of one status an operation gives, by what causes each. */
 type Examples = Record<string, string>;
