@@ -73,13 +73,11 @@ const DEPLOYMENTS: Record<string, TestAppOptions> = {
 describe('the served OpenAPI document passes independent linters', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  const documents: [string, (name: string) => Promise<string>][] = [
-    ...Object.entries(DEPLOYMENTS).map(([deployment, options]): [string, (name: string) => Promise<string>] => [
-      deployment,
-      (name) => servedDocument(name, options),
-    ]),
+  /** Each document, by what serves it, written to a file of the given name. */
+  const documents = new Map<string, (name: string) => Promise<string>>([
+    ...Object.entries(DEPLOYMENTS).map(([deployment, options]) => [deployment, (name: string) => servedDocument(name, options)] as const),
     ['the admin API’s document', servedAdminDocument],
-  ];
+  ]);
   for (const [deployment, served] of documents) {
     it(`Spectral spectral:oas: no error, warning, info or hint, for ${deployment}`, async () => {
       const file = await served('spectral');
