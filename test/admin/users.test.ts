@@ -74,7 +74,10 @@ describeEachBackend('admin API: users', (db) => {
         expect({ body, status: answer.status, error: answer.json.error }).toEqual({ body, status: 400, error });
       }
       const notAnObject = await admin.request('POST', '/admin/v1/users', { body: ['ada@example.com'] });
-      expect({ status: notAnObject.status, body: notAnObject.json }).toEqual({ status: 400, body: { error: 'The body must be an object' } });
+      expect({ status: notAnObject.status, body: notAnObject.json }).toEqual({
+        status: 400,
+        body: { error: 'The body must be an object' },
+      });
     });
   });
 
