@@ -6,9 +6,6 @@ import type { Config, TrustProxy } from '../config.js';
 import type { RequestCounter } from '../rate-limit/request-counter.js';
 import type { Store } from '../store/store.js';
 import { registerAuthorizedRoutes } from './authorize.js';
-import { DEFAULT_BODY_LIMIT_BYTES } from './body-size.js';
-import { handleClientError } from './client-error.js';
-import { handleError } from './errors.js';
 import type { Metrics } from './metrics.js';
 import { registerMetricsRoute, type MetricsSource } from './metrics-endpoint.js';
 import { openApiOptions } from './openapi-document.js';
@@ -20,7 +17,7 @@ import metrics from './plugins/metrics.js';
 import oauth from './plugins/oauth.js';
 import rateLimit from './plugins/rate-limit.js';
 import requestGuards from './plugins/request-guards.js';
-import requestId, { requestIdOf } from './plugins/request-id.js';
+import requestId from './plugins/request-id.js';
 import securityHeaders from './plugins/security-headers.js';
 import slowReaders from './plugins/slow-readers.js';
 import { registerChangeRoutes } from './routes/changes.js';
@@ -28,6 +25,7 @@ import { registerContactRoutes } from './routes/contacts.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
+import { jsonServerOptions } from './server-options.js';
 import { serviceKeyFrom } from './service-key.js';
 
 const DAY_MS = 86_400_000;
@@ -77,25 +75,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const { config, store, authenticator } = deps;
   const { requestTimeoutMs } = config;
   const app = Fastify({
-    loggerInstance: deps.logger || undefined,
-    logger: deps.logger === false ? false : undefined,
-    requestIdHeader: false,
-    genReqId: requestIdOf,
+    ...jsonServerOptions({ logger: deps.logger, requestTimeoutMs }),
     trustProxy: toFastifyTrustProxy(config.trustProxy),
-    // handlerTimeout answers a slow request with a JSON 503; requestTimeout bounds a slow client's upload.
-    handlerTimeout: requestTimeoutMs,
-    bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
-    requestTimeout: requestTimeoutMs,
-    // Node checks for requests past their timeout every 30 s by default, which would let a slow client
-    // (slowloris) hold a connection up to 30 s longer than requestTimeout.
-    // requireHostHeader off: Node would answer a request without Host with a bare 400; hostRefusal answers it in JSON.
-    http: { connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs), requireHostHeader: false },
-    // Oversized headers (431), slow clients (408) and unparseable requests (400) answer `{ error }` JSON too.
-    clientErrorHandler: handleClientError,
-    // Requests that arrive on a kept-alive connection during shutdown are served, with Connection: close.
-    return503OnClosing: false,
-    // A path that is not valid percent-encoding (`/%`) fails in the router, before any hook: answered as `{ error }` too.
-    frameworkErrors: (error, request, reply) => void handleError(error, request, reply),
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(slowReaders, { stallTimeoutMs: config.writeStallTimeoutMs, maxBacklogBytes: config.writeBacklogMaxKb * KIB });
   await app.register(errors);

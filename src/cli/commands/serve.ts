@@ -8,7 +8,7 @@ import { runPrimary } from '../../cluster/primary.js';
 import { clusterWorker, failWorkerStart, primaryShutdownRequest, stopWorker } from '../../cluster/worker.js';
 import { flushLogs } from '../../log-destination.js';
 import { createLogger } from '../../logger.js';
-import { startServer, type RunningServer } from '../../server.js';
+import { ListenError, startServer, type RunningServer } from '../../server.js';
 import { onShutdownSignals, SHUTDOWN_SIGNALS, type ShutdownSignal } from '../../shutdown-signals.js';
 import { watchForDetachedStore } from '../../operations/open.js';
 import type { CliIo } from '../io.js';
@@ -44,6 +44,9 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const port = requestedPort === 0 || clusterPrimary ? await probeListen(host, requestedPort) : requestedPort;
       const config = loadConfig(io.env, { host, port });
       if (clusterPrimary) {
+        // The admin API's port too (its port 0 stays 0: the workers share the one free port it gives the first).
+        const { admin } = config;
+        if (admin.token !== null && admin.port !== 0) await probeListen(admin.host, admin.port);
         cluster.setupPrimary({
           args: ['serve', '--port', String(port), '--host', host, '--workers', '1'],
           execArgv: [
@@ -73,6 +76,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       }
       io.stderr(`Contacts Read API listening on ${server.url} (${server.store.dialect.name})\n`);
       if (server.metricsUrl) io.stderr(`Prometheus metrics on ${server.metricsUrl}\n`);
+      if (server.admin) io.stderr(`Admin API on ${server.admin.url}/admin/v1\n`);
       if (shutdownRequested) void shutdownRequested.then(() => stopWorker(server, config.shutdownTimeoutMs));
       else stopOnSignal(server, config);
       stopWhenDatabaseDetached(server, config, cluster.isWorker);
@@ -110,11 +114,15 @@ function probeListen(host: string, port: number): Promise<number> {
   });
 }
 
-/** One line naming the address when `error` says the server cannot listen there; restarting would not help. */
+/**
+ * One line naming the address when `error` says the server cannot listen there (the admin API's own, for a ListenError
+ * of its listener); restarting would not help.
+ */
 export function describeListenFailure(error: unknown, host: string, port: number): string | null {
+  const address = error instanceof ListenError ? error : { host, port };
   const code = (error as { code?: unknown } | null)?.code;
   const reason = typeof code === 'string' ? LISTEN_FAILURES[code] : undefined;
-  return reason === undefined ? null : `cannot listen on ${host}:${port}: ${reason}`;
+  return reason === undefined ? null : `cannot listen on ${address.host}:${address.port}: ${reason}`;
 }
 
 /**

@@ -1,0 +1,34 @@
+import type { Server } from 'node:http';
+import type { FastifyBaseLogger, FastifyHttpOptions } from 'fastify';
+import { DEFAULT_BODY_LIMIT_BYTES } from './body-size.js';
+import { handleClientError } from './client-error.js';
+import { handleError } from './errors.js';
+import { requestIdOf } from './plugins/request-id.js';
+
+/**
+ * The Fastify options of every HTTP app of the service (the public API and the admin API): its logger, request ids,
+ * time limits, and every refusal answered as `{ error }` JSON.
+ */
+export function jsonServerOptions(options: { logger: FastifyBaseLogger | false; requestTimeoutMs: number }) {
+  const { logger, requestTimeoutMs } = options;
+  return {
+    loggerInstance: logger || undefined,
+    logger: logger === false ? false : undefined,
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    // handlerTimeout answers a slow request with a JSON 503; requestTimeout bounds a slow client's upload.
+    handlerTimeout: requestTimeoutMs,
+    bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+    requestTimeout: requestTimeoutMs,
+    // Node checks for requests past their timeout every 30 s by default, which would let a slow client
+    // (slowloris) hold a connection up to 30 s longer than requestTimeout.
+    // requireHostHeader off: Node would answer a request without Host with a bare 400; hostRefusal answers it in JSON.
+    http: { connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs), requireHostHeader: false },
+    // Oversized headers (431), slow clients (408) and unparseable requests (400) answer `{ error }` JSON too.
+    clientErrorHandler: handleClientError,
+    // Requests that arrive on a kept-alive connection during shutdown are served, with Connection: close.
+    return503OnClosing: false,
+    // A path that is not valid percent-encoding (`/%`) fails in the router, before any hook: answered as `{ error }` too.
+    frameworkErrors: (error, request, reply) => void handleError(error, request, reply),
+  } satisfies FastifyHttpOptions<Server>;
+}
