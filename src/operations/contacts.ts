@@ -1,4 +1,4 @@
-import type { ContactsFile } from '../import/read-contacts-file.js';
+import type { ContactsFile } from '../import/read-contacts.js';
 import type { NewUser, OwnerBatch, Store } from '../store/store.js';
 import { requireUser } from './users.js';
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ContactValues } from '../../src/domain/contact.js';
 import { InputError, NotFoundError } from '../../src/domain/errors.js';
-import type { ContactsFile } from '../../src/import/read-contacts-file.js';
+import type { ContactsFile } from '../../src/import/read-contacts.js';
 import { deleteContacts, importContacts, mergeContacts } from '../../src/operations/contacts.js';
 import type { User } from '../../src/operations/users.js';
 import { describeEachBackend } from '../support/backends.js';
