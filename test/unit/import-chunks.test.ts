@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readCsvRecords } from '../../src/import/formats/csv.js';
@@ -6,9 +7,12 @@ import { readJsonRecords } from '../../src/import/formats/json.js';
 import { readNdjsonRecords } from '../../src/import/formats/ndjson.js';
 import type { RawRecord } from '../../src/import/formats/raw-record.js';
 import { readVcardRecords } from '../../src/import/formats/vcard.js';
-import { importFormatOf, readContacts } from '../../src/import/read-contacts.js';
+import { importFormatOf, readContacts, readContactsFile } from '../../src/import/read-contacts.js';
+import { PublicError } from '../../src/domain/errors.js';
+import { bytesWithin } from '../../src/http/body-size.js';
 import type { TextChunks } from '../../src/import/text-chunks.js';
 import { readAll } from '../support/read-records.js';
+import { BODY_CHUNK, ndjsonContacts, readBody, streamOf } from '../support/contact-bodies.js';
 
 type Reader = (text: TextChunks) => AsyncIterable<RawRecord>;
 
@@ -87,5 +91,36 @@ describe('reading in chunks', () => {
     const file = await readContacts(oneByteAtATime(), format, 'the body');
 
     expect(file.records).toEqual([{ label: 'line 1', contact: { id: null, values: { name: 'Zoë 🦄 Łukasz' } } }]);
+  });
+});
+
+describe('a body read as a stream', () => {
+  const FIXTURES = ['google-contacts.csv', 'google-contacts-legacy.csv', 'linkedin-connections.csv', 'outlook-contacts.csv'];
+
+  it('gives what the same file gives, for every format, in chunks of any size', async () => {
+    for (const name of FIXTURES) {
+      const bytes = await readFile(`test/fixtures/import/${name}`);
+      const fromFile = await readContactsFile(`test/fixtures/import/${name}`);
+      for (const chunkSize of [1, 7, BODY_CHUNK])
+        expect(await readBody(bytes, 'text/csv', chunkSize), `${name} in chunks of ${chunkSize}`).toEqual(fromFile);
+    }
+  });
+
+  it('stops reading at the first byte past the limit, with a 413 that closes the connection', async () => {
+    const bytes = ndjsonContacts(20_000);
+    const { body, sent } = streamOf(bytes);
+    const limit = 1024 * 1024;
+
+    const error = await readContacts(bytesWithin(body, limit), importFormatOf('application/x-ndjson')!, 'the body').catch(
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(PublicError);
+    expect(error).toMatchObject({
+      status: 413,
+      message: `Request body is too large: at most ${limit} bytes`,
+      headers: { connection: 'close' },
+    });
+    expect(sent() * BODY_CHUNK).toBeLessThan(limit + 4 * BODY_CHUNK);
   });
 });
