@@ -59,7 +59,7 @@ export async function readContactsFile(path: string): Promise<ContactsFile> {
   if (format === undefined) {
     throw new InputError(`cannot import ${path}: the file type must be ${IMPORT_EXTENSIONS_TEXT}`);
   }
-  return readContacts(fileBytes(path), format, path);
+  return readContacts(readFileBytes(path), format, path);
 }
 
 /**
@@ -86,7 +86,8 @@ function mostFrequentFirst(counts: ReadonlyMap<string, number>): { what: string;
   return [...counts].map(([what, records]) => ({ what, records })).sort((a, b) => b.records - a.records);
 }
 
-async function* fileBytes(path: string): AsyncGenerator<Buffer> {
+/** The file's bytes as they are read; InputError `cannot read <path>: …` when it cannot be. */
+export async function* readFileBytes(path: string): AsyncGenerator<Buffer> {
   try {
     for await (const chunk of createReadStream(path)) yield chunk as Buffer;
   } catch (error) {
