@@ -134,7 +134,7 @@ describeEachBackend('Operations: contacts', (db) => {
     await mergeContacts(db().store, { user: owner.id, duplicateId: b, survivorId: a });
     const unknown = '00000000-0000-4000-8000-000000000000';
     await expect(deleteContacts(db().store, { user: owner.email, ids: [c, unknown] })).rejects.toThrow(
-      new InputError(`Contact ${unknown} is not one of this user's contacts`),
+      new NotFoundError(`Contact ${unknown} is not one of this user's contacts`),
     );
     expect((await listing(owner.id)).contacts.map((contact) => contact.id)).toEqual([a, c]);
     expect(await deleteContacts(db().store, { user: owner.email, ids: [a] })).toBe(1);
