@@ -94,6 +94,19 @@ export interface Config {
   readonly contactUrlTemplate: string | null;
   /** How the OpenAPI document names this deployment: PUBLIC_URL and API_CONTACT. */
   readonly openApi: OpenApiConfig;
+  /** The admin API (docs/admin-api.md): ADMIN_TOKEN, ADMIN_HOST, ADMIN_PORT, ADMIN_BODY_LIMIT_MB. */
+  readonly admin: AdminConfig;
+}
+
+export interface AdminConfig {
+  /** ADMIN_TOKEN (at least 32 characters): the Bearer token of every admin request; null (unset) turns the admin API off. */
+  readonly token: string | null;
+  /** ADMIN_HOST (default 127.0.0.1): the address the admin API listens on. */
+  readonly host: string;
+  /** ADMIN_PORT (default 3001): the admin API's own port, never the public one. */
+  readonly port: number;
+  /** ADMIN_BODY_LIMIT_MB (default 64): the largest body of a contacts import, streamed. */
+  readonly bodyLimitMb: number;
 }
 
 export interface OpenApiConfig {
@@ -147,6 +160,10 @@ export const DEFAULT_WRITE_BACKLOG_MAX_KB = 1024;
 const MAX_CACHE_TTL_MS = 900;
 export const DEFAULT_DB_STATEMENT_TIMEOUT_MS = 5_000;
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+export const DEFAULT_ADMIN_PORT = 3001;
+export const DEFAULT_ADMIN_BODY_LIMIT_MB = 64;
+/** An admin token must be long enough that guessing it is hopeless. */
+export const ADMIN_TOKEN_MIN_LENGTH = 32;
 const HOUR_MS = 3_600_000;
 
 export class ConfigError extends Error {
@@ -220,6 +237,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, listen: { host?
       publicUrl: read('PUBLIC_URL', () => parsePublicUrl(env.PUBLIC_URL)),
       contact: read('API_CONTACT', () => parseApiContact(env.API_CONTACT)),
     }),
+    admin: parseAdmin(env, port),
+  });
+}
+
+function parseAdmin(env: NodeJS.ProcessEnv, publicPort: number): AdminConfig {
+  const token = read('ADMIN_TOKEN', () => parseAdminToken(env.ADMIN_TOKEN));
+  const port = isUnset(env.ADMIN_PORT) ? DEFAULT_ADMIN_PORT : parsePort(env.ADMIN_PORT, 'ADMIN_PORT');
+  // Workers of a cluster would share one port between both apps, each connection going to either.
+  if (token !== null && port !== 0 && port === publicPort) throw new ConfigError(`ADMIN_PORT must differ from the public port (${port})`);
+  return Object.freeze({
+    token,
+    host: env.ADMIN_HOST?.trim() || DEFAULT_HOST,
+    port,
+    bodyLimitMb: read('ADMIN_BODY_LIMIT_MB', () => parseInteger(env.ADMIN_BODY_LIMIT_MB, DEFAULT_ADMIN_BODY_LIMIT_MB, 1, 4096)),
   });
 }
 
@@ -384,6 +415,15 @@ function parseApiContact(text: string | undefined): OpenApiConfig['contact'] {
   if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(trimmed)) return Object.freeze({ email: trimmed });
   if (URL.canParse(trimmed) && ['http:', 'https:'].includes(new URL(trimmed).protocol)) return Object.freeze({ url: trimmed });
   throw new Error(`must be an email address or an http(s) URL; got "${trimmed}"`);
+}
+
+function parseAdminToken(text: string | undefined): string | null {
+  if (isUnset(text)) return null;
+  // The value is not echoed: it is a secret.
+  if (!new RegExp(`^[\\x21-\\x7e]{${ADMIN_TOKEN_MIN_LENGTH},1024}$`).test(text)) {
+    throw new Error(`must be ${ADMIN_TOKEN_MIN_LENGTH}–1024 visible ASCII characters, no spaces`);
+  }
+  return text;
 }
 
 function read<T>(name: string, parse: () => T): T {

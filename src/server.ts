@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { buildAdminApp } from './admin/app.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { listenUrlOf, type Config, type RateLimitConfig } from './config.js';
 import { RATE_LIMIT_WINDOW_MS } from './domain/rate-limit.js';
@@ -26,6 +27,8 @@ export interface RunningServer {
   url: string;
   /** Where METRICS_PORT serves GET /metrics, or null. */
   metricsUrl: string | null;
+  /** The admin API (ADMIN_TOKEN set), on its own address; null when it is off. */
+  admin: { app: FastifyInstance; url: string } | null;
   /** Stops accepting connections, lets in-flight requests finish, then closes Redis and the database. */
   close(): Promise<void>;
 }
@@ -39,6 +42,45 @@ export interface ClusterWorker {
   createCounter(): RequestCounter;
   /** Lets the primary collect this worker's metrics; returns every worker's, which GET /metrics then serves. */
   shareMetrics(registry: Registry): MetricsSource;
+}
+
+/** A listener that could not bind its address, named for the one line `serve` prints (the admin API has its own). */
+export class ListenError extends Error {
+  override name = 'ListenError';
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    cause: unknown,
+  ) {
+    super(`cannot listen on ${host}:${port}`, { cause });
+  }
+
+  get code(): unknown {
+    return (this.cause as { code?: unknown } | null)?.code;
+  }
+}
+
+async function listenOn(app: FastifyInstance, host: string, port: number): Promise<string> {
+  try {
+    await app.listen({ host, port });
+  } catch (error) {
+    throw new ListenError(host, port, error);
+  }
+  // The URL the default OAuth issuer names (config.ts), which Fastify would write otherwise for `::` or `localhost`.
+  return listenUrlOf(host, (app.server.address() as AddressInfo).port);
+}
+
+/** Closes the app: in-flight requests finish, then every kept-alive socket is closed, so none holds the process open. */
+async function closeApp(app: FastifyInstance): Promise<void> {
+  const inflight = inflightRequests(app.server);
+  const sweep = setInterval(() => {
+    if (inflight() === 0) app.server.closeAllConnections();
+  }, 50);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(sweep);
+  }
 }
 
 /** Where requests are counted for the rate limit: Redis when several instances share it, else memory. */
@@ -74,6 +116,8 @@ export async function startServer(
     : primary;
   let counter: RequestCounter | null = null;
   let metricsListener: MetricsListener | null = null;
+  // Closed if start-up fails after they were built.
+  const apps: FastifyInstance[] = [];
   try {
     // A worker's primary has migrated already: a worker starts, and answers 503, while the database is down.
     if (!options.worker) {
@@ -106,13 +150,18 @@ export async function startServer(
       );
     }
     const app = await buildApp({ config, store, authenticator, logger, metrics, metricsSource, requestCounter: counter });
+    apps.push(app);
     if (config.metrics.port !== null && !options.worker) {
       metricsListener = await listenForMetrics(metrics.registry, { host: config.metrics.host, port: config.metrics.port });
     }
-    await app.listen({ host: listen.host, port: listen.port });
-    // The URL the default OAuth issuer names (config.ts), which Fastify would write otherwise for `::` or `localhost`.
-    const url = listenUrlOf(listen.host, (app.server.address() as AddressInfo).port);
-    const inflight = inflightRequests(app.server);
+    const url = await listenOn(app, listen.host, listen.port);
+    let admin: RunningServer['admin'] = null;
+    const { token, host: adminHost, port: adminPort } = config.admin;
+    if (token !== null) {
+      const adminApp = await buildAdminApp({ config: { ...config, admin: { ...config.admin, token } }, store, logger, metrics });
+      apps.push(adminApp);
+      admin = { app: adminApp, url: await listenOn(adminApp, adminHost, adminPort) };
+    }
     const stopPruning = pruneChangesPeriodically(store, config.changesRetentionDays, logger);
     return {
       app,
@@ -120,24 +169,18 @@ export async function startServer(
       logger,
       url,
       metricsUrl: metricsListener?.url ?? null,
+      admin,
       close: async () => {
-        // In-flight requests finish; then every kept-alive socket is closed, idle or not yet used, so none
-        // holds the process open until its keep-alive timeout.
-        const sweep = setInterval(() => {
-          if (inflight() === 0) app.server.closeAllConnections();
-        }, 50);
         stopPruning();
-        try {
-          await app.close();
-        } finally {
-          clearInterval(sweep);
-        }
+        // Both listeners stop at once, within the one shutdown bound.
+        await Promise.all([closeApp(app), admin && closeApp(admin.app)]);
         await metricsListener?.close();
         await counter?.close();
         await store.close();
       },
     };
   } catch (error) {
+    await Promise.all(apps.map((app) => app.close()));
     await metricsListener?.close();
     await counter?.close();
     await store.close();

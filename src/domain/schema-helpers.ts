@@ -16,3 +16,8 @@ export function NullableStringArray(options: Record<string, unknown> = {}): TUns
 export function FreeFormObject(options: Record<string, unknown> = {}): TUnsafe<Record<string, unknown>> {
   return Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, ...options });
 }
+
+/** One of a fixed list of strings (`type: "string", enum: […]`), which validation errors can name. */
+export function StringEnum<Value extends string>(values: readonly Value[], options: Record<string, unknown> = {}): TUnsafe<Value> {
+  return Type.Unsafe<Value>({ type: 'string', enum: [...values], ...options });
+}

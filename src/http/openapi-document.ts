@@ -64,14 +64,14 @@ export function openApiOptions(settings: OpenApiSettings): SwaggerOptions {
 type Header = { schema: Record<string, unknown>; required?: boolean };
 type Response = { description: string; headers?: Record<string, Header>; content?: Record<string, { schema: object }> };
 type Operation = { summary?: string; description?: string; security?: unknown[]; responses: Record<string, Response> };
-type OpenApiDocument = { paths?: Record<string, Record<string, Operation>> };
+export type OpenApiDocument = { paths?: Record<string, Record<string, Operation>> };
 
 /**
  * What route schemas cannot say in @fastify/swagger's terms: public operations have no security, a header marked
  * `required` in its schema is required, error bodies refer to the one Error schema, a HEAD answer has no body, and
- * without a rate limit neither 429 nor the rate-limit headers exist.
+ * without a rate limit neither 429 nor the rate-limit headers exist. The admin API's document is completed the same way.
  */
-function completeDocument(document: OpenApiDocument, settings: OpenApiSettings): OpenApiDocument {
+export function completeDocument(document: OpenApiDocument, settings: Pick<OpenApiSettings, 'rateLimited'>): OpenApiDocument {
   for (const operations of Object.values(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(operations)) {
       operation.security ??= [];

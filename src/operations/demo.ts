@@ -25,7 +25,7 @@ export interface DemoSetup {
  */
 export async function prepareDemo(store: Store, keyPrefix: string): Promise<DemoSetup> {
   const user = await ensureDemoUser(store);
-  const created = await createKey(store, keyPrefix, { user: user.id, label: DEMO_KEY_LABEL, scopes: [CONTACTS_READ], lifetimeMs: null });
+  const created = await createKey(store, keyPrefix, { user: user.id, label: DEMO_KEY_LABEL, scopes: [CONTACTS_READ], expires: null });
   const revokedKeyIds = await revokeOtherDemoKeys(store, user.id, created.record.id);
   const contacts = (await store.contacts.listPage(user.id, { limit: 1, offset: 0 })).total;
   return { user, key: created.key, keyId: created.record.id, revokedKeyIds, contacts };

@@ -322,9 +322,11 @@ export type IdempotencyClaim =
 export interface IdempotencyStore {
   /**
    * Claims the key for the request whose fingerprint (a hash of method, path and body) is given. Of concurrent claims
-   * of a free key exactly one is `claimed`.
+   * of a free key exactly one is `claimed`. A claim of the same request made before `staleBefore` and never completed
+   * is taken over: the process that made it is presumed gone (a request cannot run that long), and the key would
+   * otherwise answer `in_progress` for the rest of its window.
    */
-  claim(key: IdempotencyKey, fingerprint: string, now: string): Promise<IdempotencyClaim>;
+  claim(key: IdempotencyKey, fingerprint: string, now: string, staleBefore?: string): Promise<IdempotencyClaim>;
   /**
    * Keeps the claimed request's answer, for claims to replay. The body is stored as given: an answer holding a secret
    * (a new key) is for the caller to encrypt or leave out.

@@ -82,6 +82,28 @@ describeEachBackend('Store contract: Idempotency-Keys', (db) => {
     );
   });
 
+  it('a claim of the same request left unanswered before staleBefore is taken over; a fresh one, a completed one or another body’s is not', async () => {
+    const { idempotency } = db().store;
+    const [stale, fresh, answered] = [newKey(), newKey(), newKey()];
+    for (const key of [stale, fresh, answered]) await idempotency.claim(key, 'body-a', at(0));
+    await idempotency.complete(answered, 201, '{}', at(5));
+    const staleBefore = at(20_000);
+    expect(await idempotency.claim(stale, 'body-b', at(30_000), staleBefore)).toEqual({ state: 'mismatch' });
+    expect(await idempotency.claim(stale, 'body-a', at(30_000), staleBefore)).toEqual({ state: 'claimed' });
+    expect(await idempotency.claim(stale, 'body-a', at(30_001), staleBefore)).toEqual({ state: 'in_progress' });
+    expect(await idempotency.claim(fresh, 'body-a', at(10_000), at(-1))).toEqual({ state: 'in_progress' });
+    expect(await idempotency.claim(answered, 'body-a', at(30_000), staleBefore)).toEqual({ state: 'replay', status: 201, body: '{}' });
+  });
+
+  it('of 20 concurrent takeovers of a stale claim, exactly one runs the request', async () => {
+    const { idempotency } = db().store;
+    const key = newKey();
+    await idempotency.claim(key, 'body-a', at(0));
+    const claims = await Promise.all(Array.from({ length: 20 }, () => idempotency.claim(key, 'body-a', at(30_000), at(20_000))));
+    expect(claims.filter((claim) => claim.state === 'claimed')).toHaveLength(1);
+    expect(claims.filter((claim) => claim.state === 'in_progress')).toHaveLength(19);
+  });
+
   it('prunes the keys whose window has passed, and only those', async () => {
     const { store } = db();
     const [old, fresh] = [newKey(), newKey()];

@@ -12,7 +12,7 @@ const DAY = 86_400_000;
 
 describeEachBackend('Operations: keys', (db) => {
   const newKey = (request: Partial<NewKeyRequest> & { user: string }) =>
-    createKey(db().store, TEST_KEY_PREFIX, { scopes: [CONTACTS_READ], lifetimeMs: null, ...request });
+    createKey(db().store, TEST_KEY_PREFIX, { scopes: [CONTACTS_READ], expires: null, ...request });
 
   describe('createKey', () => {
     it('gives the plaintext key once, well formed with the prefix; the store keeps only its hash, and the key works', async () => {
@@ -43,7 +43,7 @@ describeEachBackend('Operations: keys', (db) => {
       const user = await createUser(db().store);
       for (const ms of [30_000, 900_000, 43_200_000, 90 * DAY]) {
         const before = Date.now();
-        const { record } = await newKey({ user: user.id, lifetimeMs: ms });
+        const { record } = await newKey({ user: user.id, expires: { lifetimeMs: ms } });
         const expiresAt = Date.parse(record.expires_at!);
         expect(expiresAt).toBeGreaterThanOrEqual(before + ms);
         expect(expiresAt).toBeLessThanOrEqual(Date.now() + ms);
@@ -69,7 +69,7 @@ describeEachBackend('Operations: keys', (db) => {
       const user = await createUser(db().store);
       const first = await newKey({ user: user.id, label: 'one' });
       const second = await newKey({ user: user.email, label: 'two' });
-      const expiring = await newKey({ user: user.id, label: 'three', lifetimeMs: 1 });
+      const expiring = await newKey({ user: user.id, label: 'three', expires: { lifetimeMs: 1 } });
       await revokeKey(db().store, second.record.id);
       await new Promise((resolve) => setTimeout(resolve, 5));
       const listed = await listKeys(db().store, user.email.toUpperCase());

@@ -56,8 +56,8 @@ describeEachBackend('Operations: users', (db) => {
     // A moment apart, so that creation times alone order them.
     await new Promise((resolve) => setTimeout(resolve, 5));
     const second = await createUser(store, { email: newEmail(), plan: 'free' });
-    await createKey(store, 'cnt', { user: first.id, scopes: [], lifetimeMs: null });
-    const revoked = await createKey(store, 'cnt', { user: first.id, scopes: [], lifetimeMs: null });
+    await createKey(store, 'cnt', { user: first.id, scopes: [], expires: null });
+    const revoked = await createKey(store, 'cnt', { user: first.id, scopes: [], expires: null });
     await revokeKey(store, revoked.record.id);
 
     const listed = await listUsers(store, { limit: 100, offset: before });

@@ -39,13 +39,30 @@ export function openApiResponseChecker(document: OpenApiDocument): (exchange: Ex
     return validate;
   };
   const anyOperation = Object.values(Object.values(document.paths)[0]!)[0]!;
+  // A path with parameters (`/users/{id}`) matches any one segment in their places.
+  const escaped = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  const templates = Object.keys(document.paths).map((template) => ({
+    template,
+    pattern: new RegExp(
+      `^${template
+        .split(/\{[^}/]+\}/)
+        .map(escaped)
+        .join('[^/]+')}$`,
+    ),
+  }));
+  const operationsAt = (path: string) => {
+    const exact = document.paths[path];
+    if (exact) return exact;
+    const matched = templates.find(({ pattern }) => pattern.test(path));
+    return matched === undefined ? undefined : document.paths[matched.template];
+  };
 
   return (exchange) => {
     const path = exchange.url.split('?', 1)[0]!;
     const method = exchange.method.toLowerCase();
     // A CORS preflight is the browser's protocol around the operations, not one of them.
     if (method === 'options' && exchange.status === 204) return [];
-    const operations = document.paths[path];
+    const operations = operationsAt(path);
     const where = `${exchange.method} ${exchange.url} → ${exchange.status}`;
     const operation = operations?.[method] ?? Object.values(operations ?? {})[0] ?? anyOperation;
     if (!operations && exchange.status !== 404) return [`${where}: the path is not in the document, so only 404 may answer`];

@@ -53,6 +53,7 @@ describe('loadConfig defaults', () => {
       },
       contactUrlTemplate: null,
       openApi: { publicUrl: '/', contact: null },
+      admin: { token: null, host: '127.0.0.1', port: 3001, bodyLimitMb: 64 },
     });
   });
 
@@ -339,5 +340,33 @@ describe('loadConfig OAuth and links', () => {
     expect(loadConfig({ DB_POOL_SIZE: '8', DB_QUEUE_LIMIT: '0' }).dbPool).toEqual({ size: 8, queueLimit: 0 });
     expect(() => loadConfig({ DB_POOL_SIZE: '0' })).toThrow(/^DB_POOL_SIZE /);
     expect(() => loadConfig({ DB_QUEUE_LIMIT: 'many' })).toThrow(/^DB_QUEUE_LIMIT /);
+  });
+
+  it('reads the admin API’s settings: ADMIN_TOKEN turns it on, on ADMIN_HOST:ADMIN_PORT, with ADMIN_BODY_LIMIT_MB', () => {
+    const token = 'a'.repeat(31) + '!';
+    expect(loadConfig({ ADMIN_TOKEN: token, ADMIN_HOST: ' 0.0.0.0 ', ADMIN_PORT: '4001', ADMIN_BODY_LIMIT_MB: '8' }).admin).toEqual({
+      token,
+      host: '0.0.0.0',
+      port: 4001,
+      bodyLimitMb: 8,
+    });
+    expect(loadConfig({ ADMIN_TOKEN: '  ' }).admin.token).toBeNull();
+    expect(() => loadConfig({ ADMIN_BODY_LIMIT_MB: '0' })).toThrow(/^ADMIN_BODY_LIMIT_MB must be an integer from 1 to 4096/);
+    expect(() => loadConfig({ ADMIN_PORT: 'admin' })).toThrow(/^ADMIN_PORT must be a port number/);
+  });
+
+  it('stops at an ADMIN_TOKEN shorter than 32 characters, or with spaces, naming it and never echoing it', () => {
+    for (const bad of ['s3cret-but-only-31-characters!!', `${'a'.repeat(20)} ${'b'.repeat(20)}`]) {
+      const error = configError({ ADMIN_TOKEN: bad });
+      expect(error.message).toMatch(/^ADMIN_TOKEN must be 32–1024 visible ASCII characters/);
+      expect(error.message).not.toContain(bad);
+    }
+  });
+
+  it('refuses the admin API on the public port, which a cluster’s workers would share between both', () => {
+    const token = 'a'.repeat(32);
+    expect(configError({ ADMIN_TOKEN: token, ADMIN_PORT: '3000' }).message).toBe('ADMIN_PORT must differ from the public port (3000)');
+    expect(() => loadConfig({ ADMIN_TOKEN: token, ADMIN_PORT: '4000' }, { port: 4000 })).toThrow(/^ADMIN_PORT must differ/);
+    expect(loadConfig({ ADMIN_TOKEN: token, ADMIN_PORT: '0' }, { port: 0 }).admin.port).toBe(0);
   });
 });

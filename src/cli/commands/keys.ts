@@ -18,9 +18,9 @@ export function registerKeyCommands(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object')
     .action(async (options: { user: string; label?: string; scopes: string; expiresIn?: string; json?: boolean }) => {
       const scopes = parseScopes(options.scopes);
-      const lifetimeMs = options.expiresIn === undefined ? null : parseDuration(options.expiresIn);
+      const expires = options.expiresIn === undefined ? null : { lifetimeMs: parseDuration(options.expiresIn) };
       const { record, key, planAllowsUse } = await withStore(io, (store, config) =>
-        createKey(store, config.apiKeyPrefix, { user: options.user, label: options.label, scopes, lifetimeMs }),
+        createKey(store, config.apiKeyPrefix, { user: options.user, label: options.label, scopes, expires }),
       );
       print(
         io,

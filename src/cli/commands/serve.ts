@@ -8,7 +8,7 @@ import { runPrimary } from '../../cluster/primary.js';
 import { clusterWorker, failWorkerStart, primaryShutdownRequest, stopWorker } from '../../cluster/worker.js';
 import { flushLogs } from '../../log-destination.js';
 import { createLogger } from '../../logger.js';
-import { startServer, type RunningServer } from '../../server.js';
+import { ListenError, startServer, type RunningServer } from '../../server.js';
 import { onShutdownSignals, SHUTDOWN_SIGNALS, type ShutdownSignal } from '../../shutdown-signals.js';
 import { watchForDetachedStore } from '../../operations/open.js';
 import type { CliIo } from '../io.js';
@@ -73,6 +73,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       }
       io.stderr(`Contacts Read API listening on ${server.url} (${server.store.dialect.name})\n`);
       if (server.metricsUrl) io.stderr(`Prometheus metrics on ${server.metricsUrl}\n`);
+      if (server.admin) io.stderr(`Admin API on ${server.admin.url}/admin/v1\n`);
       if (shutdownRequested) void shutdownRequested.then(() => stopWorker(server, config.shutdownTimeoutMs));
       else stopOnSignal(server, config);
       stopWhenDatabaseDetached(server, config, cluster.isWorker);
@@ -110,11 +111,15 @@ function probeListen(host: string, port: number): Promise<number> {
   });
 }
 
-/** One line naming the address when `error` says the server cannot listen there; restarting would not help. */
+/**
+ * One line naming the address when `error` says the server cannot listen there (the admin API's own, for a ListenError
+ * of its listener); restarting would not help.
+ */
 export function describeListenFailure(error: unknown, host: string, port: number): string | null {
+  const address = error instanceof ListenError ? error : { host, port };
   const code = (error as { code?: unknown } | null)?.code;
   const reason = typeof code === 'string' ? LISTEN_FAILURES[code] : undefined;
-  return reason === undefined ? null : `cannot listen on ${host}:${port}: ${reason}`;
+  return reason === undefined ? null : `cannot listen on ${address.host}:${address.port}: ${reason}`;
 }
 
 /**

@@ -4,14 +4,17 @@ import { claimOfHeld, type HeldIdempotencyKey } from '../idempotency.js';
 import type { IdempotencyClaim, IdempotencyKey, IdempotencyStore } from '../store.js';
 
 /**
- * Takes a free key, or one whose window has passed (its answer is forgotten); returns a row only when it did. A claim
- * that meets another's uncommitted row waits for it, then finds the key held: of concurrent claims one takes it.
+ * Takes a free key, one whose window has passed (its answer is forgotten), or the same request's stale claim; returns a
+ * row only when it did. A claim that meets another's uncommitted row waits for it, then finds the key held: of
+ * concurrent claims one takes it.
  */
 const CLAIM_SQL = `INSERT INTO idempotency_keys (scope, idempotency_key, fingerprint, created_at)
   VALUES ($1::text, $2::text, $3::text, $4::timestamptz)
   ON CONFLICT (scope, idempotency_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = NULL, body = NULL,
     created_at = EXCLUDED.created_at, completed_at = NULL
   WHERE idempotency_keys.created_at < $5::timestamptz
+    OR (idempotency_keys.completed_at IS NULL AND idempotency_keys.fingerprint = EXCLUDED.fingerprint
+      AND idempotency_keys.created_at < $6::timestamptz)
   RETURNING 1`;
 const HELD_SQL = 'SELECT fingerprint, status, body FROM idempotency_keys WHERE scope = $1::text AND idempotency_key = $2::text';
 /** A key released between a claim's two statements is claimed again, this many times at most. */
@@ -20,9 +23,9 @@ const CLAIM_ATTEMPTS = 3;
 export class PostgresIdempotencyStore implements IdempotencyStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async claim({ scope, key }: IdempotencyKey, fingerprint: string, now: string): Promise<IdempotencyClaim> {
+  async claim({ scope, key }: IdempotencyKey, fingerprint: string, now: string, staleBefore?: string): Promise<IdempotencyClaim> {
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
-      const claimed = await this.pool.query(CLAIM_SQL, [scope, key, fingerprint, now, idempotencyWindowStart(now)]);
+      const claimed = await this.pool.query(CLAIM_SQL, [scope, key, fingerprint, now, idempotencyWindowStart(now), staleBefore ?? null]);
       if (claimed.rowCount === 1) return { state: 'claimed' };
       const { rows } = await this.pool.query<HeldIdempotencyKey>(HELD_SQL, [scope, key]);
       if (rows[0]) return claimOfHeld(rows[0], fingerprint);

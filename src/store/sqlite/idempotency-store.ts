@@ -4,11 +4,15 @@ import type { IdempotencyClaim, IdempotencyKey, IdempotencyStore } from '../stor
 import type { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 
-/** Takes a free key, or one whose window has passed (its answer is forgotten); returns a row only when it did. */
+/**
+ * Takes a free key, one whose window has passed (its answer is forgotten), or the same request's stale claim; returns a
+ * row only when it did.
+ */
 const CLAIM_SQL = `INSERT INTO idempotency_keys (scope, idempotency_key, fingerprint, created_at) VALUES (?, ?, ?, ?)
   ON CONFLICT (scope, idempotency_key) DO UPDATE SET fingerprint = excluded.fingerprint, status = NULL, body = NULL,
     created_at = excluded.created_at, completed_at = NULL
   WHERE idempotency_keys.created_at < ?
+    OR (idempotency_keys.completed_at IS NULL AND idempotency_keys.fingerprint = excluded.fingerprint AND idempotency_keys.created_at < ?)
   RETURNING 1`;
 
 export class SqliteIdempotencyStore implements IdempotencyStore {
@@ -18,9 +22,10 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   ) {}
 
   // One write transaction for both statements: no other claim, in this process or another, comes between them.
-  async claim({ scope, key }: IdempotencyKey, fingerprint: string, now: string): Promise<IdempotencyClaim> {
+  async claim({ scope, key }: IdempotencyKey, fingerprint: string, now: string, staleBefore?: string): Promise<IdempotencyClaim> {
     return this.writeLock.run(() => {
-      if (this.statements.get(CLAIM_SQL).get(scope, key, fingerprint, now, idempotencyWindowStart(now))) return { state: 'claimed' };
+      const claimed = this.statements.get(CLAIM_SQL).get(scope, key, fingerprint, now, idempotencyWindowStart(now), staleBefore ?? null);
+      if (claimed) return { state: 'claimed' };
       const held = this.statements
         .get('SELECT fingerprint, status, body FROM idempotency_keys WHERE scope = ? AND idempotency_key = ?')
         .get(scope, key) as HeldIdempotencyKey;

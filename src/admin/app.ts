@@ -1,0 +1,94 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AdminConfig, Config } from '../config.js';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../http/body-size.js';
+import { handleClientError } from '../http/client-error.js';
+import { handleError } from '../http/errors.js';
+import type { Metrics } from '../http/metrics.js';
+import errors from '../http/plugins/errors.js';
+import metrics from '../http/plugins/metrics.js';
+import requestGuards from '../http/plugins/request-guards.js';
+import requestId, { requestIdOf } from '../http/plugins/request-id.js';
+import securityHeaders from '../http/plugins/security-headers.js';
+import type { Store } from '../store/store.js';
+import { adminOpenApiOptions } from './openapi-document.js';
+import adminAuth from './plugins/admin-auth.js';
+import callLog from './plugins/call-log.js';
+import idempotency from './plugins/idempotency.js';
+import jsonBody from './plugins/json-body.js';
+import { adminKeyRoutes } from './routes/keys.js';
+import { adminOpenApiRoute } from './routes/openapi.js';
+import { adminUserRoutes } from './routes/users.js';
+import { validationError } from './validation-errors.js';
+
+/** Where every admin operation lives. */
+export const ADMIN_PREFIX = '/admin/v1';
+
+/** The settings the admin app reads (src/config.ts parses them): the admin API's own, and the request bounds. */
+export interface AdminAppConfig extends Pick<Config, 'apiKeyPrefix' | 'requestTimeoutMs' | 'maxInflightRequests' | 'hstsMaxAgeSeconds'> {
+  /** ADMIN_TOKEN, which every request must carry, and ADMIN_BODY_LIMIT_MB. */
+  readonly admin: Pick<AdminConfig, 'bodyLimitMb'> & { readonly token: string };
+}
+
+export interface AdminAppDependencies {
+  config: AdminAppConfig;
+  store: Store;
+  /** A pino logger, or false for none (tests). */
+  logger: FastifyBaseLogger | false;
+  /** The Prometheus metrics the public app counts into: admin calls are counted by their own routes. */
+  metrics: Metrics;
+}
+
+/**
+ * Builds the admin API (docs/admin-api.md) without listening: its own Fastify instance, for its own address, composed
+ * from the public app's plugins that fit an internal JSON API (errors, request ids, metrics, security headers, request
+ * guards) and its own: the admin token, JSON bodies, Idempotency-Keys and one log line per call. Its routes call
+ * src/operations only.
+ */
+export async function buildAdminApp(deps: AdminAppDependencies): Promise<FastifyInstance> {
+  const { config, store } = deps;
+  const { requestTimeoutMs } = config;
+  const app = Fastify({
+    loggerInstance: deps.logger || undefined,
+    logger: deps.logger === false ? false : undefined,
+    // call-log writes one line per call instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    handlerTimeout: requestTimeoutMs,
+    bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+    requestTimeout: requestTimeoutMs,
+    http: { connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs), requireHostHeader: false },
+    clientErrorHandler: handleClientError,
+    return503OnClosing: false,
+    frameworkErrors: (error, request, reply) => void handleError(error, request, reply),
+    // No HEAD twins of the GET routes: the document lists every operation there is.
+    exposeHeadRoutes: false,
+    // An unknown field is a 400 naming it (never dropped unseen), and a string is never taken for a number.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+    schemaErrorFormatter: validationError,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  await app.register(errors);
+  await app.register(requestId);
+  await app.register(metrics, { metrics: deps.metrics });
+  await app.register(securityHeaders, { hstsMaxAgeSeconds: config.hstsMaxAgeSeconds });
+  await app.register(requestGuards, { maxInflightRequests: config.maxInflightRequests });
+  await app.register(callLog);
+  await app.register(adminAuth, { token: config.admin.token });
+  await app.register(jsonBody);
+  await app.register(idempotency, { store, staleClaimMs: 2 * requestTimeoutMs });
+  await app.register(swagger, adminOpenApiOptions({ apiKeyPrefix: config.apiKeyPrefix }));
+
+  await app.register(
+    async (admin) => {
+      await admin.register(adminUserRoutes, { store });
+      await admin.register(adminKeyRoutes, { store, apiKeyPrefix: config.apiKeyPrefix });
+      // adminContactRoutes (src/admin/routes/contacts.ts) are registered here, their bodies up to config.admin.bodyLimitMb.
+      await admin.register(adminOpenApiRoute);
+    },
+    { prefix: ADMIN_PREFIX },
+  );
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import fp from 'fastify-plugin';
+import { httpOutcome } from '../../http/errors.js';
+import {
+  fingerprintOf,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  parseIdempotencyKey,
+  runIdempotently,
+  type IdempotentAnswer,
+  type IdempotencyOptions,
+} from '../../operations/idempotency.js';
+import type { Store } from '../../store/store.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Whether a request to this route may carry an Idempotency-Key (every POST of the admin API does). */
+    idempotent?: boolean;
+  }
+}
+
+export interface IdempotencyPluginOptions extends IdempotencyOptions {
+  store: Pick<Store, 'idempotency' | 'oauth'>;
+}
+
+const NO_BODY = Buffer.alloc(0);
+
+/**
+ * A route with `config: { idempotent: true }` runs once per Idempotency-Key (runIdempotently: Stripe's semantics,
+ * kept in the database): its handler's answer (which it returns, never sends), or the 4xx it throws, is kept and given again, with
+ * `Idempotent-Replayed: true`, to the same request within 24 h. Requests without the header run as they are.
+ * Registered after json-body, whose bytes make the fingerprint.
+ */
+export default fp<IdempotencyPluginOptions>(
+  async (app, options) => {
+    app.addHook('onRoute', (route) => {
+      if (route.config?.idempotent) route.handler = idempotentHandler(route.handler, options);
+    });
+  },
+  { name: 'idempotency', dependencies: ['json-body'] },
+);
+
+function idempotentHandler(handler: RouteHandlerMethod, options: IdempotencyPluginOptions): RouteHandlerMethod {
+  return async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    const key = parseIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER]);
+    if (key === null) return handler.call(this, request, reply);
+    const head = { method: request.method, path: request.url, contentType: request.headers['content-type'] };
+    const answer = await runIdempotently(
+      options.store,
+      { scope: `${request.method} ${request.url.split('?', 1)[0]}`, key, fingerprint: fingerprintOf(head, request.rawBody ?? NO_BODY) },
+      () => answerOf(() => handler.call(this, request, reply), reply),
+      options,
+    );
+    if (answer.replayed) reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
+  };
+}
+
+/** The handler's answer as it will be sent; a 4xx it throws is an answer too, a 5xx is not (the key is freed). */
+async function answerOf(handle: () => unknown, reply: FastifyReply): Promise<IdempotentAnswer> {
+  try {
+    const payload = await handle();
+    if (reply.sent) throw new Error('an idempotent route’s handler sent its answer instead of returning it');
+    // The routes' serializers make JSON text.
+    return { status: reply.statusCode, body: reply.serialize(payload) as string };
+  } catch (error) {
+    const outcome = httpOutcome(error);
+    if (outcome.status >= 500) throw error;
+    return { status: outcome.status, body: JSON.stringify({ error: outcome.message }) };
+  }
+}

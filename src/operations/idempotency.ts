@@ -1,0 +1,155 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes, type Hash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConflictError, InputError, PublicError } from '../domain/errors.js';
+import { SERVICE_KEY_SECRET, ServiceKey } from '../domain/service-key.js';
+import type { OAuthStore, Store } from '../store/store.js';
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+export const INVALID_IDEMPOTENCY_KEY_MESSAGE = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
+export const IDEMPOTENCY_IN_PROGRESS_MESSAGE = 'A request with this Idempotency-Key is still in progress';
+export const IDEMPOTENCY_MISMATCH_MESSAGE =
+  'This Idempotency-Key was used with another request (another body, content type or path) within the last 24 hours; use a new key';
+
+/** How long a request waits for another request with its Idempotency-Key to finish before answering 409. */
+const IN_PROGRESS_WAIT_MS = 5_000;
+const IN_PROGRESS_POLL_MS = 50;
+
+/** An Idempotency-Key within its operation (`POST /admin/v1/users/u1/keys`), and what the request carried. */
+export interface IdempotentRequest {
+  scope: string;
+  key: string;
+  /** fingerprintOf the request: another request under the same key is refused (422). */
+  fingerprint: string;
+}
+
+/** An answer to keep: its status and its JSON body. */
+export interface IdempotentAnswer {
+  status: number;
+  body: string;
+}
+
+export interface IdempotencyOptions {
+  /**
+   * How old an unanswered claim of the same request must be to be taken over: longer than a request may run (twice
+   * REQUEST_TIMEOUT_MS), so that only a claim whose process stopped is.
+   */
+  staleClaimMs: number;
+}
+
+/** The Idempotency-Key header's value, or null without one; InputError naming the header when it is not 1–255 printable ASCII. */
+export function parseIdempotencyKey(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(value)) throw new InputError(INVALID_IDEMPOTENCY_KEY_MESSAGE);
+  return value;
+}
+
+/** What a request is, for its fingerprint: its method, its path (with any query) and its media type. */
+export interface RequestHead {
+  method: string;
+  path: string;
+  contentType: string | undefined;
+}
+
+/** A SHA-256 over the request's head, to be fed its body bytes as they arrive; `digest('hex')` is its fingerprint. */
+export function fingerprintHasher(head: RequestHead): Hash {
+  const mediaType = (head.contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  return createHash('sha256').update(`${head.method}\0${head.path}\0${mediaType}\0`);
+}
+
+/** The fingerprint of a request whose whole body is at hand. */
+export function fingerprintOf(head: RequestHead, body: Buffer): string {
+  return fingerprintHasher(head).update(body).digest('hex');
+}
+
+/**
+ * Runs the request once per Idempotency-Key, with Stripe's semantics, across processes and restarts: the same request
+ * within 24 h gets the first answer again (`replayed`); another request under the key is a 422; while the first runs,
+ * the same request waits a few seconds for its answer, then gets 409. A 5xx answer or a failure is not kept: the key is
+ * free for a retry. Kept answers are encrypted (AES-256-GCM, a key derived from the service key): a new API key's
+ * answer holds its plaintext.
+ */
+export async function runIdempotently(
+  store: Pick<Store, 'idempotency' | 'oauth'>,
+  request: IdempotentRequest,
+  run: () => Promise<IdempotentAnswer>,
+  options: IdempotencyOptions,
+): Promise<IdempotentAnswer & { replayed: boolean }> {
+  const waitUntil = Date.now() + IN_PROGRESS_WAIT_MS;
+  for (;;) {
+    const now = Date.now();
+    const claim = await store.idempotency.claim(
+      request,
+      request.fingerprint,
+      new Date(now).toISOString(),
+      new Date(now - options.staleClaimMs).toISOString(),
+    );
+    if (claim.state === 'claimed') return { ...(await runClaimed(store, request, run)), replayed: false };
+    if (claim.state === 'replay') return { status: claim.status, body: await openAnswer(store.oauth, request, claim.body), replayed: true };
+    if (claim.state === 'mismatch') throw new PublicError(422, IDEMPOTENCY_MISMATCH_MESSAGE);
+    if (now >= waitUntil) throw new ConflictError(IDEMPOTENCY_IN_PROGRESS_MESSAGE);
+    await sleep(IN_PROGRESS_POLL_MS);
+  }
+}
+
+async function runClaimed(
+  store: Pick<Store, 'idempotency' | 'oauth'>,
+  request: IdempotentRequest,
+  run: () => Promise<IdempotentAnswer>,
+): Promise<IdempotentAnswer> {
+  let answer: IdempotentAnswer;
+  try {
+    answer = await run();
+  } catch (error) {
+    await releaseQuietly(store, request);
+    throw error;
+  }
+  if (answer.status >= 500) await releaseQuietly(store, request);
+  else
+    await store.idempotency.complete(request, answer.status, await sealAnswer(store.oauth, request, answer.body), new Date().toISOString());
+  return answer;
+}
+
+/** A release that fails leaves a claim that is taken over once stale; the request's own failure is what the caller needs. */
+async function releaseQuietly(store: Pick<Store, 'idempotency'>, request: IdempotentRequest): Promise<void> {
+  await store.idempotency.release(request).catch(() => undefined);
+}
+
+const ANSWER_KEY_PURPOSE = 'idempotent answers';
+const SEALED_PREFIX = 'v1.';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+/** Each store's answer key, derived once from its service key. */
+const answerKeys = new WeakMap<object, Promise<Buffer>>();
+
+function answerKeyOf(secrets: Pick<OAuthStore, 'secret'>): Promise<Buffer> {
+  let key = answerKeys.get(secrets);
+  if (key === undefined) {
+    key = secrets
+      .secret(SERVICE_KEY_SECRET)
+      .then((secret) => Buffer.from(new ServiceKey(secret).digest(ANSWER_KEY_PURPOSE, '', 32), 'base64url'));
+    // A failed read (the database down) is tried again at the next use.
+    key.catch(() => answerKeys.delete(secrets));
+    answerKeys.set(secrets, key);
+  }
+  return key;
+}
+
+/** The stored answer is bound to its scope and key: moved to another key's row, it does not open. */
+const boundTo = (request: IdempotentRequest) => Buffer.from(`${request.scope}\0${request.key}`);
+
+async function sealAnswer(secrets: Pick<OAuthStore, 'secret'>, request: IdempotentRequest, body: string): Promise<string> {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', await answerKeyOf(secrets), iv).setAAD(boundTo(request));
+  const sealed = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);
+  return SEALED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url');
+}
+
+async function openAnswer(secrets: Pick<OAuthStore, 'secret'>, request: IdempotentRequest, stored: string): Promise<string> {
+  if (!stored.startsWith(SEALED_PREFIX)) throw new Error('a stored idempotent answer is not sealed');
+  const bytes = Buffer.from(stored.slice(SEALED_PREFIX.length), 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', await answerKeyOf(secrets), bytes.subarray(0, IV_BYTES)).setAAD(boundTo(request));
+  decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+  return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+}
