@@ -106,7 +106,7 @@ describe('a body read as a stream', () => {
     }
   });
 
-  it('stops reading at the first byte past the limit, with a 413 that closes the connection', async () => {
+  it('stops reading at the first byte past the limit, with a 413', async () => {
     const bytes = ndjsonContacts(20_000);
     const { body, sent } = streamOf(bytes);
     const limit = 1024 * 1024;
@@ -119,7 +119,6 @@ describe('a body read as a stream', () => {
     expect(error).toMatchObject({
       status: 413,
       message: `Request body is too large: at most ${limit} bytes`,
-      headers: { connection: 'close' },
     });
     expect(sent() * BODY_CHUNK).toBeLessThan(limit + 4 * BODY_CHUNK);
   });
