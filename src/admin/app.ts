@@ -22,6 +22,9 @@ import { adminOpenApiRoute } from './routes/openapi.js';
 import { adminUserRoutes } from './routes/users.js';
 import { validationError } from './validation-errors.js';
 
+/** How long a request waits for another with its Idempotency-Key to finish, at most: half the request timeout else. */
+const MAX_IN_PROGRESS_WAIT_MS = 5_000;
+
 /** Where every admin operation lives. */
 export const ADMIN_PREFIX = '/admin/v1';
 
@@ -77,7 +80,11 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   await app.register(callLog);
   await app.register(adminAuth, { token: config.admin.token });
   await app.register(jsonBody);
-  await app.register(idempotency, { store, staleClaimMs: 2 * requestTimeoutMs });
+  await app.register(idempotency, {
+    store,
+    staleClaimMs: 2 * requestTimeoutMs,
+    inProgressWaitMs: Math.min(MAX_IN_PROGRESS_WAIT_MS, requestTimeoutMs / 2),
+  });
   await app.register(swagger, adminOpenApiOptions({ apiKeyPrefix: config.apiKeyPrefix }));
 
   await app.register(

@@ -12,8 +12,6 @@ export const IDEMPOTENCY_IN_PROGRESS_MESSAGE = 'A request with this Idempotency-
 export const IDEMPOTENCY_MISMATCH_MESSAGE =
   'This Idempotency-Key was used with another request (another body, content type or path) within the last 24 hours; use a new key';
 
-/** How long a request waits for another request with its Idempotency-Key to finish before answering 409. */
-const IN_PROGRESS_WAIT_MS = 5_000;
 const IN_PROGRESS_POLL_MS = 50;
 
 /** An Idempotency-Key within its operation (`POST /admin/v1/users/u1/keys`), and what the request carried. */
@@ -36,6 +34,8 @@ export interface IdempotencyOptions {
    * REQUEST_TIMEOUT_MS), so that only a claim whose process stopped is.
    */
   staleClaimMs: number;
+  /** How long the same request waits for the first to finish before answering 409: less than a request may take. */
+  inProgressWaitMs: number;
 }
 
 /** The Idempotency-Key header's value, or null without one; InputError naming the header when it is not 1–255 printable ASCII. */
@@ -71,7 +71,7 @@ export function fingerprintOf(head: RequestHead, body: Buffer): string {
 /**
  * Runs the request once per Idempotency-Key, with Stripe's semantics, across processes and restarts: the same request
  * within 24 h gets the first answer again (`replayed`); another request under the key is a 422; while the first runs,
- * the same request waits a few seconds for its answer, then gets 409. A 5xx answer or a failure is not kept: the key is
+ * the same request waits for its answer (inProgressWaitMs), then gets 409. A 5xx answer or a failure is not kept: the key is
  * free for a retry. Kept answers are encrypted (AES-256-GCM, a key derived from the service key): a new API key's
  * answer holds its plaintext.
  */
@@ -81,7 +81,7 @@ export async function runIdempotently(
   run: () => Promise<IdempotentAnswer>,
   options: IdempotencyOptions,
 ): Promise<IdempotentAnswer & { replayed: boolean }> {
-  const waitUntil = Date.now() + IN_PROGRESS_WAIT_MS;
+  const waitUntil = Date.now() + options.inProgressWaitMs;
   for (;;) {
     const now = Date.now();
     const claim = await store.idempotency.claim(

@@ -5,6 +5,8 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
+import type { Store } from '../../src/store/store.js';
+import { startAdminApp } from '../support/admin-app.js';
 import { buildTestApp, type TestAppOptions } from '../support/app.js';
 import { createTestDatabase } from '../support/backends.js';
 
@@ -14,15 +16,35 @@ const work = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
 
 /** The document as a deployment with these settings serves it, written to a file for the linters. */
 async function servedDocument(name: string, options: TestAppOptions): Promise<string> {
+  return writtenDocument(name, async (store) => {
+    const app = await buildTestApp(store, options);
+    try {
+      return (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).body;
+    } finally {
+      await app.close();
+    }
+  });
+}
+
+/** The admin API's document, as GET /admin/v1/openapi.json serves it. */
+async function servedAdminDocument(name: string): Promise<string> {
+  return writtenDocument(name, async (store) => {
+    const admin = await startAdminApp(store);
+    try {
+      return (await admin.request('GET', '/admin/v1/openapi.json')).text;
+    } finally {
+      await admin.close();
+    }
+  });
+}
+
+async function writtenDocument(name: string, serve: (store: Store) => Promise<string>): Promise<string> {
   const { database, dispose } = await createTestDatabase('sqlite', null);
-  const app = await buildTestApp(database.store, options);
   try {
-    const response = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
     const file = join(work, `${name}.json`);
-    writeFileSync(file, response.body);
+    writeFileSync(file, await serve(database.store));
     return file;
   } finally {
-    await app.close();
     await dispose();
   }
 }
@@ -51,15 +73,22 @@ const DEPLOYMENTS: Record<string, TestAppOptions> = {
 describe('the served OpenAPI document passes independent linters', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  for (const [deployment, options] of Object.entries(DEPLOYMENTS)) {
+  const documents: [string, (name: string) => Promise<string>][] = [
+    ...Object.entries(DEPLOYMENTS).map(([deployment, options]): [string, (name: string) => Promise<string>] => [
+      deployment,
+      (name) => servedDocument(name, options),
+    ]),
+    ['the admin API’s document', servedAdminDocument],
+  ];
+  for (const [deployment, served] of documents) {
     it(`Spectral spectral:oas: no error, warning, info or hint, for ${deployment}`, async () => {
-      const file = await servedDocument('spectral', options);
+      const file = await served('spectral');
       const findings = JSON.parse(await report('spectral', ['lint', '--ruleset', '.spectral.yaml', '--format', 'json', '--quiet', file]));
       expect(findings).toEqual([]);
     });
 
     it(`Redocly recommended: no error or warning, for ${deployment}`, async () => {
-      const file = await servedDocument('redocly', options);
+      const file = await served('redocly');
       const findings = JSON.parse(await report('redocly', ['lint', '--config', 'redocly.yaml', '--format', 'json', file]));
       expect(findings.problems).toEqual([]);
       expect(findings.totals).toMatchObject({ errors: 0, warnings: 0 });

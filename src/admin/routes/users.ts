@@ -99,6 +99,7 @@ export async function adminUserRoutes(app: FastifyInstance, { store }: AdminUser
       schema: {
         operationId: 'getUser',
         summary: 'Get a user',
+        description: 'The user with this id (a UUID, in any case); 404 when there is none.',
         tags: TAGS,
         security: ADMIN_SECURITY,
         params: UserParamsSchema,

@@ -44,6 +44,9 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const port = requestedPort === 0 || clusterPrimary ? await probeListen(host, requestedPort) : requestedPort;
       const config = loadConfig(io.env, { host, port });
       if (clusterPrimary) {
+        // The admin API's port too (its port 0 stays 0: the workers share the one free port it gives the first).
+        const { admin } = config;
+        if (admin.token !== null && admin.port !== 0) await probeListen(admin.host, admin.port);
         cluster.setupPrimary({
           args: ['serve', '--port', String(port), '--host', host, '--workers', '1'],
           execArgv: [
