@@ -15,6 +15,7 @@ import adminAuth from './plugins/admin-auth.js';
 import callLog from './plugins/call-log.js';
 import idempotency from './plugins/idempotency.js';
 import jsonBody from './plugins/json-body.js';
+import { adminContactRoutes } from './routes/contacts.js';
 import { adminKeyRoutes } from './routes/keys.js';
 import { adminOpenApiRoute } from './routes/openapi.js';
 import { adminUserRoutes } from './routes/users.js';
@@ -79,7 +80,7 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
     async (admin) => {
       await admin.register(adminUserRoutes, { store });
       await admin.register(adminKeyRoutes, { store, apiKeyPrefix: config.apiKeyPrefix });
-      // adminContactRoutes (src/admin/routes/contacts.ts) are registered here, their bodies up to config.admin.bodyLimitMb.
+      await admin.register(adminContactRoutes, { store, bodyLimitBytes: config.admin.bodyLimitMb * 1024 * 1024 });
       await admin.register(adminOpenApiRoute);
     },
     { prefix: ADMIN_PREFIX },

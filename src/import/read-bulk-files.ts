@@ -1,11 +1,12 @@
-import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { assertUniqueIds, normalizeContactInput } from '../domain/contact-input.js';
 import { InputError } from '../domain/errors.js';
 import { parseBillingPlan } from '../domain/billing-plan.js';
 import { isEmailAddress } from '../domain/email.js';
 import type { ImportRecord, NewUser, OwnerBatch } from '../store/store.js';
+import { readNdjsonRecords } from './formats/ndjson.js';
+import { readFileBytes } from './read-contacts.js';
+import { utf8Text } from './text-chunks.js';
 
 const BATCH_SIZE = 2000;
 const USER_FIELDS = ['email', 'name', 'plan'];
@@ -36,33 +37,23 @@ export async function readUsersFile(path: string): Promise<NewUser[]> {
 }
 
 /**
- * Streams a contacts NDJSON file whose lines carry the owner's email or id in `owner`, as batches of
- * consecutive lines of one owner; the whole file is never held in memory.
+ * Streams a contacts NDJSON file (read as `contacts import` reads one) whose lines carry the owner's email or id in
+ * `owner`, as batches of consecutive lines of one owner; the whole file is never held in memory.
  */
 export async function* readOwnedContactsFile(path: string): AsyncGenerator<OwnerBatch> {
-  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
   let batch: OwnerBatch | null = null;
-  let number = 0;
-  try {
-    for await (const line of lines) {
-      number += 1;
-      if (line.trim() === '') continue;
-      const label = `line ${number}`;
-      const { owner, ...fields } = parseLine(line, label);
-      if (typeof owner !== 'string' || owner.trim() === '')
-        throw new InputError(`${label}: "owner" must name the contact's user by email or id`);
-      const record: ImportRecord = { label, contact: wrap(label, () => normalizeContactInput(fields)) };
-      if (batch !== null && (batch.owner !== owner || batch.records.length >= BATCH_SIZE)) {
-        assertUniqueIds(batch.records);
-        yield batch;
-        batch = null;
-      }
-      batch ??= { owner, records: [] };
-      batch.records.push(record);
+  for await (const { label, fields } of readNdjsonRecords(utf8Text(readFileBytes(path), path))) {
+    const { owner, ...contact } = fields;
+    if (typeof owner !== 'string' || owner.trim() === '')
+      throw new InputError(`${label}: "owner" must name the contact's user by email or id`);
+    const record: ImportRecord = { label, contact: wrap(label, () => normalizeContactInput(contact)) };
+    if (batch !== null && (batch.owner !== owner || batch.records.length >= BATCH_SIZE)) {
+      assertUniqueIds(batch.records);
+      yield batch;
+      batch = null;
     }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code) throw new InputError(`cannot read ${path}: ${(error as Error).message}`);
-    throw error;
+    batch ??= { owner, records: [] };
+    batch.records.push(record);
   }
   if (batch !== null) {
     assertUniqueIds(batch.records);

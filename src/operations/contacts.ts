@@ -1,6 +1,6 @@
-import type { ContactsFile } from '../import/read-contacts-file.js';
+import type { ContactsFile } from '../import/read-contacts.js';
 import type { NewUser, OwnerBatch, Store } from '../store/store.js';
-import { requireUser } from './users.js';
+import { requireUser, type UserRef } from './users.js';
 
 type UsersAndContacts = Pick<Store, 'users' | 'contacts'>;
 
@@ -23,8 +23,8 @@ export interface ImportSummary {
 }
 
 export interface ImportRequest {
-  /** The contacts' owner, by id or email. */
-  user: string;
+  /** The contacts' owner. */
+  user: UserRef;
   file: ContactsFile;
   /** A record without id updates the owner's contact with the same email (ASCII case ignored), if any. */
   matchEmail?: boolean;
@@ -59,7 +59,7 @@ export async function importContacts(store: UsersAndContacts, request: ImportReq
 /** Soft-merges the user's contact `duplicateId` into `survivorId`: the duplicate leaves listings, its id leads to the survivor. */
 export async function mergeContacts(
   store: UsersAndContacts,
-  request: { user: string; duplicateId: string; survivorId: string },
+  request: { user: UserRef; duplicateId: string; survivorId: string },
 ): Promise<void> {
   await store.contacts.merge((await requireUser(store, request.user)).id, request.duplicateId, request.survivorId);
 }
@@ -68,7 +68,7 @@ export async function mergeContacts(
  * Deletes the user's contacts with the duplicates merged into them, all or nothing; returns how many contacts were
  * named, each once (the duplicates that went with them are not counted).
  */
-export async function deleteContacts(store: UsersAndContacts, request: { user: string; ids: readonly string[] }): Promise<number> {
+export async function deleteContacts(store: UsersAndContacts, request: { user: UserRef; ids: readonly string[] }): Promise<number> {
   return store.contacts.delete((await requireUser(store, request.user)).id, request.ids);
 }
 

@@ -52,9 +52,14 @@ export interface RequestHead {
   contentType: string | undefined;
 }
 
+/** The media type of a Content-Type, lower case and without parameters: `text/csv` of `text/csv; charset=UTF-8`. */
+export function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+}
+
 /** A SHA-256 over the request's head, to be fed its body bytes as they arrive; `digest('hex')` is its fingerprint. */
 export function fingerprintHasher(head: RequestHead): Hash {
-  const mediaType = (head.contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  const mediaType = mediaTypeOf(head.contentType);
   return createHash('sha256').update(`${head.method}\0${head.path}\0${mediaType}\0`);
 }
 

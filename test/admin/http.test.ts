@@ -207,6 +207,9 @@ describeEachBackend('admin API: the token, the HTTP layer, the log and the docum
         '/admin/v1/users/{id}/keys': ['post', 'get'],
         '/admin/v1/keys/{keyId}/rotate': ['post'],
         '/admin/v1/keys/{keyId}': ['delete'],
+        '/admin/v1/users/{id}/contacts/import': ['post'],
+        '/admin/v1/users/{id}/contacts/{contactId}/merge': ['post'],
+        '/admin/v1/users/{id}/contacts/{contactId}': ['delete'],
         '/admin/v1/openapi.json': ['get'],
       });
     });

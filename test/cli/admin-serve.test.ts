@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, describeEachBackend, type TestDatabase } from '../support/backends.js';
 import { BIN } from '../support/cli.js';
-import { freePort } from '../support/oauth-client.js';
+import { freePort } from '../support/listen.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 const ADMIN_TOKEN = 'cluster-admin-token-0123456789-abcdefghij';

@@ -12,14 +12,15 @@ import { runCli } from '../../src/cli/program.js';
 import type { Contact } from 'contacts-read-api-client';
 import { generateDemoContacts } from '../../src/demo/demo-contacts.js';
 import { normalizeContactInput } from '../../src/domain/contact-input.js';
-import { parseVcardRecords } from '../../src/import/formats/vcard.js';
-import { readContactsFile } from '../../src/import/read-contacts-file.js';
+import { readVcardRecords } from '../../src/import/formats/vcard.js';
+import { readContactsFile } from '../../src/import/read-contacts.js';
 import type { Store } from '../../src/store/store.js';
 import { buildTestApp } from '../support/app.js';
 import { createTestDatabase, describeEachBackend, type TestDatabase } from '../support/backends.js';
 import { BIN, cliJson, runBin } from '../support/cli.js';
 import { createKey, createUser } from '../support/seed.js';
 import { AWKWARD_CONTACT } from '../support/awkward-contact.js';
+import { readAll } from '../support/read-records.js';
 
 /** Values that test quoting, escaping and folding, beside realistic generated contacts. */
 const AWKWARD = [
@@ -203,8 +204,8 @@ describeEachBackend('contacts-api export', (db) => {
 
     const byId = (records: { fields: Record<string, unknown> }[]) =>
       Object.fromEntries(records.map(({ fields }) => [fields.id as string, fields]));
-    const firstCards = byId(parseVcardRecords(await readFile(first, 'utf8')));
-    expect(byId(parseVcardRecords(await readFile(second, 'utf8')))).toEqual(firstCards);
+    const firstCards = byId(await readAll(readVcardRecords, await readFile(first, 'utf8')));
+    expect(byId(await readAll(readVcardRecords, await readFile(second, 'utf8')))).toEqual(firstCards);
     expect(Object.keys(firstCards)).toHaveLength(242);
     const imported = await allContacts(target.database.store, target.userId);
     const sortById = (contacts: Contact[]) => contacts.map(vcardFields).sort((a, b) => a.id.localeCompare(b.id));

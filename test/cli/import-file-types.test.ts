@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { IMPORT_EXTENSIONS_TEXT } from '../../src/import/read-contacts-file.js';
+import { IMPORT_EXTENSIONS_TEXT } from '../../src/import/read-contacts.js';
 import { cli, writeTempFile } from '../support/cli.js';
 
 describe('the file types contacts import accepts', () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { normalizeContactInput } from '../../src/domain/contact-input.js';
-import { InputError } from '../../src/domain/errors.js';
+import { InputError, NotFoundError } from '../../src/domain/errors.js';
 import type { ImportRecord, Store, User } from '../../src/store/store.js';
 import { describeEachBackend } from '../support/backends.js';
 import { contactRecord, createUser } from '../support/seed.js';
@@ -19,10 +19,16 @@ const merging = (id: string, into: string, label = 'merge'): ImportRecord => ({
 });
 
 /** Runs `change`, which must fail with `message`, and proves it left the owner's contacts as they were. */
-async function expectRefusedUnchanged(store: Store, ownerId: string, change: () => Promise<unknown>, message: string): Promise<void> {
+async function expectRefusedUnchanged(
+  store: Store,
+  ownerId: string,
+  change: () => Promise<unknown>,
+  message: string,
+  type: new (...args: never[]) => Error = InputError,
+): Promise<void> {
   const before = await listing(store, ownerId);
   const failure = change();
-  await expect(failure).rejects.toThrow(InputError);
+  await expect(failure).rejects.toThrow(type);
   await expect(failure).rejects.toThrow(message);
   expect(await listing(store, ownerId)).toEqual(before);
 }
@@ -312,12 +318,14 @@ describeEachBackend('Store contract: merge', (db) => {
         owner.id,
         () => store.contacts.merge(owner.id, a, theirs),
         `Contact ${theirs} is not one of this user's contacts`,
+        NotFoundError,
       );
       await expectRefusedUnchanged(
         store,
         owner.id,
         () => store.contacts.merge(owner.id, theirs, a),
         `Contact ${theirs} is not one of this user's contacts`,
+        NotFoundError,
       );
       expect(await listing(store, stranger.id)).toEqual({ total: 1, contacts: [[theirs, 'Theirs']] });
     });
@@ -349,12 +357,14 @@ describeEachBackend('Store contract: merge', (db) => {
           owner.id,
           () => store.contacts.merge(owner.id, a, id),
           `Contact ${id} is not one of this user's contacts`,
+          NotFoundError,
         );
         await expectRefusedUnchanged(
           store,
           owner.id,
           () => store.contacts.merge(owner.id, id, a),
           `Contact ${id} is not one of this user's contacts`,
+          NotFoundError,
         );
       }
     });

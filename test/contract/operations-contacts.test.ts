@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ContactValues } from '../../src/domain/contact.js';
 import { InputError, NotFoundError } from '../../src/domain/errors.js';
-import type { ContactsFile } from '../../src/import/read-contacts-file.js';
+import type { ContactsFile } from '../../src/import/read-contacts.js';
 import { deleteContacts, importContacts, mergeContacts } from '../../src/operations/contacts.js';
 import type { User } from '../../src/operations/users.js';
 import { describeEachBackend } from '../support/backends.js';
@@ -134,7 +134,7 @@ describeEachBackend('Operations: contacts', (db) => {
     await mergeContacts(db().store, { user: owner.id, duplicateId: b, survivorId: a });
     const unknown = '00000000-0000-4000-8000-000000000000';
     await expect(deleteContacts(db().store, { user: owner.email, ids: [c, unknown] })).rejects.toThrow(
-      new InputError(`Contact ${unknown} is not one of this user's contacts`),
+      new NotFoundError(`Contact ${unknown} is not one of this user's contacts`),
     );
     expect((await listing(owner.id)).contacts.map((contact) => contact.id)).toEqual([a, c]);
     expect(await deleteContacts(db().store, { user: owner.email, ids: [a] })).toBe(1);

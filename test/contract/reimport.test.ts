@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Contact } from '../../src/domain/contact.js';
 import { writeContacts } from '../../src/export/export-contacts.js';
 import { EXPORT_FORMAT_NAMES, EXPORT_FORMATS, type ExportFormatName } from '../../src/export/export-format.js';
-import { readContactsFile } from '../../src/import/read-contacts-file.js';
+import { readContactsFile } from '../../src/import/read-contacts.js';
 import type { Store, User } from '../../src/store/store.js';
 import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';

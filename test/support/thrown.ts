@@ -22,9 +22,14 @@ export async function rejection<E extends Error>(promise: Promise<unknown>, type
   throw new Error('expected the call to reject, but it resolved');
 }
 
+/** `action` throws an error of class `type` with exactly `message`. */
+export function expectThrown(action: () => unknown, type: new (...args: never[]) => Error, message: string): void {
+  const error = thrown(action);
+  expect(error).toBeInstanceOf(type);
+  expect((error as Error).message).toBe(message);
+}
+
 /** `action` throws an InputError with exactly `message`. */
 export function expectInputError(action: () => unknown, message: string): void {
-  const error = thrown(action);
-  expect(error).toBeInstanceOf(InputError);
-  expect((error as InputError).message).toBe(message);
+  expectThrown(action, InputError, message);
 }

@@ -4,7 +4,7 @@ import { IMPORTABLE_FIELDS } from '../../src/domain/contact.js';
 import { EXPORT_FORMATS, type ExportFormatName } from '../../src/export/export-format.js';
 import { writeContacts } from '../../src/export/export-contacts.js';
 import { fold } from '../../src/export/formats/vcard.js';
-import { readContactsFile } from '../../src/import/read-contacts-file.js';
+import { readContactsFile } from '../../src/import/read-contacts.js';
 import { AWKWARD_CONTACT } from '../support/awkward-contact.js';
 import { LISTED_NULLS } from '../support/contact-fixtures.js';
 import { useTempFiles } from '../support/temp-files.js';

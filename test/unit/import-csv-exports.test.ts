@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { IMPORTABLE_FIELDS } from '../../src/domain/contact.js';
-import { parseCsvRecords } from '../../src/import/formats/csv.js';
-import { readContactsFile } from '../../src/import/read-contacts-file.js';
+import { readCsvRecords } from '../../src/import/formats/csv.js';
+import { readContactsFile } from '../../src/import/read-contacts.js';
+import { readAll } from '../support/read-records.js';
 
 /** Files written from each product's documented export header (test/fixtures/import). */
 const fixture = (name: string) => readContactsFile(`test/fixtures/import/${name}`);
@@ -97,19 +98,19 @@ describe('CSV exports of other products, read by their own headers', () => {
 
   it('reads a ;-separated file the same way', async () => {
     expect(await fixture('outlook-contacts-semicolon.csv')).toEqual(OUTLOOK);
-    expect(parseCsvRecords('name;email;tags\nAda;ada@example.com;"math;history"\n')).toEqual([
+    expect(await readAll(readCsvRecords, 'name;email;tags\nAda;ada@example.com;"math;history"\n')).toEqual([
       { label: 'line 2', fields: { name: 'Ada', email: 'ada@example.com', tags: ['math', 'history'] } },
     ]);
   });
 
-  it('refuses an unknown column, listing the accepted columns and exports', () => {
-    expect(() => parseCsvRecords('Name,email\nAda,ada@example.com\n')).toThrow(
+  it('refuses an unknown column, listing the accepted columns and exports', async () => {
+    await expect(readAll(readCsvRecords, 'Name,email\nAda,ada@example.com\n')).rejects.toThrow(
       `line 1: unknown column "Name"; a header row names contact fields (${IMPORTABLE_FIELDS.join(', ')}) or is the header ` +
         'of a LinkedIn Connections.csv, Google Contacts CSV, Google Contacts CSV (before 2024) or Outlook CSV export',
     );
   });
 
-  it('takes notes before the header from LinkedIn only', () => {
-    expect(() => parseCsvRecords('Notes:\nname,email\nAda,ada@example.com\n')).toThrow('line 1: unknown column "Notes:"');
+  it('takes notes before the header from LinkedIn only', async () => {
+    await expect(readAll(readCsvRecords, 'Notes:\nname,email\nAda,ada@example.com\n')).rejects.toThrow('line 1: unknown column "Notes:"');
   });
 });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseCsvRecords } from '../../src/import/formats/csv.js';
-import { parseJsonRecords } from '../../src/import/formats/json.js';
-import { parseNdjsonRecords } from '../../src/import/formats/ndjson.js';
-import { readContactsFile } from '../../src/import/read-contacts-file.js';
+import { readCsvRecords } from '../../src/import/formats/csv.js';
+import { readJsonRecords } from '../../src/import/formats/json.js';
+import { readNdjsonRecords } from '../../src/import/formats/ndjson.js';
+import { readContactsFile } from '../../src/import/read-contacts.js';
 import { useTempFiles } from '../support/temp-files.js';
+import { readAll } from '../support/read-records.js';
 
 const writeTemp = useTempFiles();
 
@@ -65,9 +66,9 @@ describe('JSON', () => {
     });
   });
 
-  it('gives no records for an empty array or an empty file', () => {
-    expect(parseJsonRecords('[]')).toEqual([]);
-    expect(parseJsonRecords(' \n')).toEqual([]);
+  it('gives no records for an empty array or an empty file', async () => {
+    expect(await readAll(readJsonRecords, '[]')).toEqual([]);
+    expect(await readAll(readJsonRecords, ' \n')).toEqual([]);
   });
 
   it('labels a field the contact rules refuse with its record', async () => {
@@ -76,22 +77,49 @@ describe('JSON', () => {
     await expect(readContactsFile(path)).rejects.toThrow('record 2: unknown field "foo"');
   });
 
-  it('refuses an element that is not an object', () => {
-    expect(() => parseJsonRecords('[{"name": "Ada"}, "Grace"]')).toThrow('record 2: expected an object of contact fields');
+  it('refuses an element that is not an object', async () => {
+    await expect(readAll(readJsonRecords, '[{"name": "Ada"}, "Grace"]')).rejects.toThrow('record 2: expected an object of contact fields');
   });
 
-  it('refuses a top level that is not an array', () => {
-    expect(() => parseJsonRecords('{"name": "Ada"}')).toThrow('expected a JSON array of contact objects');
+  it('refuses a top level that is not an array', async () => {
+    await expect(readAll(readJsonRecords, '{"name": "Ada"}')).rejects.toThrow('expected a JSON array of contact objects');
   });
 
-  it('names the line and column of a syntax error when the parser gives its position', () => {
-    expect(() => parseJsonRecords('[{"name": "Ada"},\n {"name" "Grace"}]')).toThrow(
+  it('names the line and column of a syntax error when the parser gives its position', async () => {
+    await expect(readAll(readJsonRecords, '[{"name": "Ada"},\n {"name" "Grace"}]')).rejects.toThrow(
       "invalid JSON at line 2 column 10: Expected ':' after property name",
     );
   });
 
-  it('refuses a syntax error the parser gives no position for', () => {
-    expect(() => parseJsonRecords('[{"name": "Ada"},]')).toThrow(/^invalid JSON: Unexpected token/);
+  it('refuses a syntax error the parser gives no position for', async () => {
+    await expect(readAll(readJsonRecords, '[{"name": "Ada"}, {"name": Grace}]')).rejects.toThrow(/^invalid JSON: Unexpected token 'G'/);
+  });
+
+  it('names the place of a mistake between elements: a missing or extra comma, text after the array, an array left open', async () => {
+    const refusal = async (text: string) =>
+      readAll(readJsonRecords, text).then(
+        () => 'accepted',
+        (error: Error) => error.message,
+      );
+
+    expect(await refusal('[{"name": "Ada"},]')).toBe("invalid JSON at line 1 column 18: Unexpected token ']'");
+    expect(await refusal('[,{"name": "Ada"}]')).toBe("invalid JSON at line 1 column 2: Unexpected token ','");
+    expect(await refusal('[{"name": "Ada"}\n {"name": "Grace"}]')).toBe(
+      'invalid JSON at line 2 column 2: Unexpected non-whitespace character after JSON',
+    );
+    expect(await refusal('[{"name": "Ada"}]\n[]')).toBe('invalid JSON at line 2 column 1: Unexpected non-whitespace character after JSON');
+    expect(await refusal('[{"name": "Ada"}')).toBe("invalid JSON at line 1 column 17: Expected ',' or ']' after array element");
+    expect(await refusal('[{"name": "Ada"')).toBe("invalid JSON at line 1 column 16: Expected ',' or '}' after property value");
+    expect(await refusal('[\n')).toBe('invalid JSON at line 2 column 1: Unexpected end of JSON input');
+  });
+
+  it('reads strings holding brackets, commas and escaped quotes whole', async () => {
+    const contacts = [{ name: 'Ada, "the Countess" [1815]', description: 'a \\ b ] } {' }, { name: 'Grace' }];
+
+    expect(await readAll(readJsonRecords, JSON.stringify(contacts, null, 2))).toEqual([
+      { label: 'record 1', fields: contacts[0] },
+      { label: 'record 2', fields: contacts[1] },
+    ]);
   });
 });
 
@@ -124,14 +152,16 @@ describe('NDJSON', () => {
     await expect(readContactsFile(path)).rejects.toThrow('line 3: field "email" must be a string or null');
   });
 
-  it('names the line and column of a syntax error', () => {
-    expect(() => parseNdjsonRecords('{"name": "Ada"}\n{"name" "Grace"}\n')).toThrow(
+  it('names the line and column of a syntax error', async () => {
+    await expect(readAll(readNdjsonRecords, '{"name": "Ada"}\n{"name" "Grace"}\n')).rejects.toThrow(
       "line 2: invalid JSON at column 9: Expected ':' after property name",
     );
   });
 
-  it('refuses a line that is not an object', () => {
-    expect(() => parseNdjsonRecords('{"name": "Ada"}\n["Grace"]\n')).toThrow('line 2: expected an object of contact fields');
+  it('refuses a line that is not an object', async () => {
+    await expect(readAll(readNdjsonRecords, '{"name": "Ada"}\n["Grace"]\n')).rejects.toThrow(
+      'line 2: expected an object of contact fields',
+    );
   });
 });
 
@@ -211,53 +241,53 @@ describe('CSV', () => {
     expect((await readContactsFile(path)).records).toEqual(CSV_RECORDS);
   });
 
-  it('gives no records for an empty file or a header alone', () => {
-    expect(parseCsvRecords('')).toEqual([]);
-    expect(parseCsvRecords('name,email\n')).toEqual([]);
+  it('gives no records for an empty file or a header alone', async () => {
+    expect(await readAll(readCsvRecords, '')).toEqual([]);
+    expect(await readAll(readCsvRecords, 'name,email\n')).toEqual([]);
   });
 
-  it('refuses an unknown column', () => {
-    expect(() => parseCsvRecords('name,e-mail\nAda,ada@example.com\n')).toThrow('line 1: unknown column "e-mail"');
+  it('refuses an unknown column', async () => {
+    await expect(readAll(readCsvRecords, 'name,e-mail\nAda,ada@example.com\n')).rejects.toThrow('line 1: unknown column "e-mail"');
   });
 
-  it('refuses a duplicate column', () => {
-    expect(() => parseCsvRecords('name,email,name\n')).toThrow('line 1: duplicate column "name"');
+  it('refuses a duplicate column', async () => {
+    await expect(readAll(readCsvRecords, 'name,email,name\n')).rejects.toThrow('line 1: duplicate column "name"');
   });
 
-  it('refuses a row whose cell count differs from the header', () => {
+  it('refuses a row whose cell count differs from the header', async () => {
     const text = 'name,email\nAda,ada@example.com\n"Grace\nHopper",grace@navy.example,extra\n';
 
-    expect(() => parseCsvRecords(text)).toThrow('line 3: expected 2 cells as in the header, found 3');
+    await expect(readAll(readCsvRecords, text)).rejects.toThrow('line 3: expected 2 cells as in the header, found 3');
   });
 
-  it('refuses a quoted cell that is never closed, naming the line its row starts on', () => {
+  it('refuses a quoted cell that is never closed, naming the line its row starts on', async () => {
     const text = 'name,description\nAda,first\n\n"Grace,unclosed\nstill open\n';
 
-    expect(() => parseCsvRecords(text)).toThrow('line 4: a quoted cell is never closed');
+    await expect(readAll(readCsvRecords, text)).rejects.toThrow('line 4: a quoted cell is never closed');
   });
 
-  it('refuses text after a closing quote', () => {
-    expect(() => parseCsvRecords('name,title\nAda,"Count"ess\n')).toThrow(
+  it('refuses text after a closing quote', async () => {
+    await expect(readAll(readCsvRecords, 'name,title\nAda,"Count"ess\n')).rejects.toThrow(
       'line 2: text after a closing quote; double the quotes inside a quoted cell ("")',
     );
   });
 
-  it('ignores spaces around delimiters', () => {
-    expect(parseCsvRecords('name, company ,tags\n Ada , "Analytical Engines, Ltd." , " math; history "\n')).toEqual([
+  it('ignores spaces around delimiters', async () => {
+    expect(await readAll(readCsvRecords, 'name, company ,tags\n Ada , "Analytical Engines, Ltd." , " math; history "\n')).toEqual([
       { label: 'line 2', fields: { name: 'Ada', company: 'Analytical Engines, Ltd.', tags: ['math', 'history'] } },
     ]);
   });
 
-  it('refuses a quote inside an unquoted cell, as in unquoted JSON', () => {
-    expect(() => parseCsvRecords('name,enrichment\nAda,{"score": 1}\n')).toThrow(
+  it('refuses a quote inside an unquoted cell, as in unquoted JSON', async () => {
+    await expect(readAll(readCsvRecords, 'name,enrichment\nAda,{"score": 1}\n')).rejects.toThrow(
       'line 2: a quote inside an unquoted cell; quote the whole cell and double the quotes in it ("")',
     );
   });
 
-  it('refuses enrichment that is not JSON', () => {
+  it('refuses enrichment that is not JSON', async () => {
     const text = 'name,enrichment\nAda,"{""score"": 1}"\nGrace,{score: 1}\n';
 
-    expect(() => parseCsvRecords(text)).toThrow(/^line 3: column "enrichment" is not valid JSON \(/);
+    await expect(readAll(readCsvRecords, text)).rejects.toThrow(/^line 3: column "enrichment" is not valid JSON \(/);
   });
 
   it('labels a field the contact rules refuse with its line', async () => {

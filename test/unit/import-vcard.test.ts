@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseVcardRecords } from '../../src/import/formats/vcard.js';
-import { readContactsFile } from '../../src/import/read-contacts-file.js';
+import { readVcardRecords } from '../../src/import/formats/vcard.js';
+import { readContactsFile } from '../../src/import/read-contacts.js';
 import { useTempFiles } from '../support/temp-files.js';
+import { readAll } from '../support/read-records.js';
 
 const writeTemp = useTempFiles();
 
@@ -207,8 +208,8 @@ describe('vCard records', () => {
     ]);
   });
 
-  it('reads vCard 2.1 quoted-printable values in UTF-8 and ISO-8859-1, across soft line breaks', () => {
-    expect(parseVcardRecords(VCARD_21)).toEqual([
+  it('reads vCard 2.1 quoted-printable values in UTF-8 and ISO-8859-1, across soft line breaks', async () => {
+    expect(await readAll(readVcardRecords, VCARD_21)).toEqual([
       {
         label: 'card 1 (line 1)',
         fields: {
@@ -229,8 +230,8 @@ describe('vCard records', () => {
     ]);
   });
 
-  it('reads vCard 4.0: lowest PREF wins, tel: URIs, urn:uuid ids, several CATEGORIES, any-case names', () => {
-    expect(parseVcardRecords(VCARD_40)).toEqual([
+  it('reads vCard 4.0: lowest PREF wins, tel: URIs, urn:uuid ids, several CATEGORIES, any-case names', async () => {
+    expect(await readAll(readVcardRecords, VCARD_40)).toEqual([
       {
         label: 'card 1 (line 1)',
         fields: {
@@ -268,74 +269,78 @@ describe('vCard records', () => {
     ]);
   });
 
-  it('reads REV as updated_at, in basic or extended ISO 8601, with or without a fraction; other REV text is reported', () => {
+  it('reads REV as updated_at, in basic or extended ISO 8601, with or without a fraction; other REV text is reported', async () => {
     const card = (rev: string) => `BEGIN:VCARD\nVERSION:4.0\nFN:Someone\nREV:${rev}\nEND:VCARD\n`;
-    const updatedAt = (rev: string) => parseVcardRecords(card(rev))[0]!.fields.updated_at;
+    const updatedAt = async (rev: string) => (await readAll(readVcardRecords, card(rev)))[0]!.fields.updated_at;
 
-    expect(updatedAt('20240501T093000Z')).toBe('2024-05-01T09:30:00.000Z');
-    expect(updatedAt('20240501T093000.123Z')).toBe('2024-05-01T09:30:00.123Z');
-    expect(updatedAt('2024-05-01T09:30:00.5+02:00')).toBe('2024-05-01T07:30:00.500Z');
-    expect(updatedAt('20240501T093000-0130')).toBe('2024-05-01T11:00:00.000Z');
-    expect(updatedAt('20240501')).toBe('2024-05-01T00:00:00.000Z');
-    expect(parseVcardRecords(card('last Tuesday'))).toEqual([
+    expect(await updatedAt('20240501T093000Z')).toBe('2024-05-01T09:30:00.000Z');
+    expect(await updatedAt('20240501T093000.123Z')).toBe('2024-05-01T09:30:00.123Z');
+    expect(await updatedAt('2024-05-01T09:30:00.5+02:00')).toBe('2024-05-01T07:30:00.500Z');
+    expect(await updatedAt('20240501T093000-0130')).toBe('2024-05-01T11:00:00.000Z');
+    expect(await updatedAt('20240501')).toBe('2024-05-01T00:00:00.000Z');
+    expect(await readAll(readVcardRecords, card('last Tuesday'))).toEqual([
       { label: 'card 1 (line 1)', fields: { name: 'Someone' }, notImported: ['REV (not a date and time)'] },
     ]);
-    expect(parseVcardRecords(card('20241301T000000Z'))[0]!.notImported).toEqual(['REV (not a date and time)']);
+    expect((await readAll(readVcardRecords, card('20241301T000000Z')))[0]!.notImported).toEqual(['REV (not a date and time)']);
   });
 
-  it('keeps a BDAY;VALUE=text as written, even when it looks like a date', () => {
+  it('keeps a BDAY;VALUE=text as written, even when it looks like a date', async () => {
     const card = 'BEGIN:VCARD\nVERSION:4.0\nFN:Someone\nBDAY;VALUE=text:19900101\nEND:VCARD\n';
 
-    expect(parseVcardRecords(card)[0]!.fields.birthday).toBe('19900101');
+    expect((await readAll(readVcardRecords, card))[0]!.fields.birthday).toBe('19900101');
   });
 
-  it('keeps a birthday it does not recognize as written', () => {
+  it('keeps a birthday it does not recognize as written', async () => {
     const card = 'BEGIN:VCARD\nVERSION:4.0\nFN:Someone\nBDAY:circa 1800\nEND:VCARD\n';
 
-    expect(parseVcardRecords(card)).toEqual([{ label: 'card 1 (line 1)', fields: { name: 'Someone', birthday: 'circa 1800' } }]);
+    expect(await readAll(readVcardRecords, card)).toEqual([
+      { label: 'card 1 (line 1)', fields: { name: 'Someone', birthday: 'circa 1800' } },
+    ]);
   });
 
-  it('gives no records for an empty file', () => {
-    expect(parseVcardRecords('')).toEqual([]);
-    expect(parseVcardRecords('\r\n\r\n')).toEqual([]);
+  it('gives no records for an empty file', async () => {
+    expect(await readAll(readVcardRecords, '')).toEqual([]);
+    expect(await readAll(readVcardRecords, '\r\n\r\n')).toEqual([]);
   });
 });
 
 describe('vCard errors', () => {
-  it('refuses text that is not a vCard', () => {
-    expect(() => parseVcardRecords('name,email\nAda,ada@example.com\n')).toThrow('line 1: expected BEGIN:VCARD, found "name,email"');
+  it('refuses text that is not a vCard', async () => {
+    await expect(readAll(readVcardRecords, 'name,email\nAda,ada@example.com\n')).rejects.toThrow(
+      'line 1: expected BEGIN:VCARD, found "name,email"',
+    );
   });
 
-  it('refuses a card without END:VCARD', () => {
+  it('refuses a card without END:VCARD', async () => {
     const text = 'BEGIN:VCARD\nFN:Ada\nEND:VCARD\n\nBEGIN:VCARD\nFN:Grace\n';
 
-    expect(() => parseVcardRecords(text)).toThrow('card 2 (line 5): no END:VCARD before the end of the file');
+    await expect(readAll(readVcardRecords, text)).rejects.toThrow('card 2 (line 5): no END:VCARD before the end of the file');
   });
 
-  it('refuses a card that starts before the previous one ends', () => {
+  it('refuses a card that starts before the previous one ends', async () => {
     const text = 'BEGIN:VCARD\nFN:Ada\nBEGIN:VCARD\nFN:Grace\nEND:VCARD\n';
 
-    expect(() => parseVcardRecords(text)).toThrow('card 1 (line 1): no END:VCARD before the BEGIN:VCARD at line 3');
+    await expect(readAll(readVcardRecords, text)).rejects.toThrow('card 1 (line 1): no END:VCARD before the BEGIN:VCARD at line 3');
   });
 
-  it('refuses END:VCARD outside a card', () => {
-    expect(() => parseVcardRecords('BEGIN:VCARD\nFN:Ada\nEND:VCARD\nEND:VCARD\n')).toThrow(
+  it('refuses END:VCARD outside a card', async () => {
+    await expect(readAll(readVcardRecords, 'BEGIN:VCARD\nFN:Ada\nEND:VCARD\nEND:VCARD\n')).rejects.toThrow(
       'line 4: expected BEGIN:VCARD, found "END:VCARD"',
     );
   });
 
-  it('refuses a line that is not a property, e.g. a continuation that lost its indent', () => {
+  it('refuses a line that is not a property, e.g. a continuation that lost its indent', async () => {
     const text = 'BEGIN:VCARD\nFN:Ada\nNOTE:Wrote the first\nalgorithm for the Engine\nEND:VCARD\n';
 
-    expect(() => parseVcardRecords(text)).toThrow(
+    await expect(readAll(readVcardRecords, text)).rejects.toThrow(
       'line 4 (card 1): expected a property such as "EMAIL:…", found "algorithm for the Engine"',
     );
   });
 
-  it('refuses an unknown quoted-printable charset', () => {
+  it('refuses an unknown quoted-printable charset', async () => {
     const text = 'BEGIN:VCARD\nVERSION:2.1\nFN;CHARSET=KLINGON;ENCODING=QUOTED-PRINTABLE:Worf\nEND:VCARD\n';
 
-    expect(() => parseVcardRecords(text)).toThrow('line 3 (card 1): unknown CHARSET "KLINGON"');
+    await expect(readAll(readVcardRecords, text)).rejects.toThrow('line 3 (card 1): unknown CHARSET "KLINGON"');
   });
 
   it('labels a field the contact rules refuse with its card', async () => {

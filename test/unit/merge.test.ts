@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { assertMergeAllowed, type MergeCandidate } from '../../src/domain/merge.js';
-import { expectInputError } from '../support/thrown.js';
+import { NotFoundError } from '../../src/domain/errors.js';
+import { expectInputError, expectThrown } from '../support/thrown.js';
+
+const expectNotFound = (action: () => unknown, message: string) => expectThrown(action, NotFoundError, message);
 
 const DUP = '0190a3c4-0000-7000-8000-000000000001';
 const SURV = '0190a3c4-0000-7000-8000-000000000002';
@@ -33,7 +36,7 @@ describe('assertMergeAllowed refusals', () => {
   });
 
   it("refuses a duplicate that is not one of the owner's contacts", () => {
-    expectInputError(() => assertMergeAllowed(DUP, SURV, undefined, listable(SURV)), `Contact ${DUP} is not one of this user's contacts`);
+    expectNotFound(() => assertMergeAllowed(DUP, SURV, undefined, listable(SURV)), `Contact ${DUP} is not one of this user's contacts`);
   });
 
   it("refuses a duplicate that is the owner's self row", () => {
@@ -51,7 +54,7 @@ describe('assertMergeAllowed refusals', () => {
   });
 
   it("refuses a survivor that is not one of the owner's contacts", () => {
-    expectInputError(() => assertMergeAllowed(DUP, SURV, listable(DUP), undefined), `Contact ${SURV} is not one of this user's contacts`);
+    expectNotFound(() => assertMergeAllowed(DUP, SURV, listable(DUP), undefined), `Contact ${SURV} is not one of this user's contacts`);
   });
 
   it("refuses a survivor that is the owner's self row", () => {
@@ -69,7 +72,7 @@ describe('assertMergeAllowed refusals', () => {
   });
 
   it('reports the duplicate first when both candidates are refused', () => {
-    expectInputError(() => assertMergeAllowed(DUP, SURV, undefined, undefined), `Contact ${DUP} is not one of this user's contacts`);
+    expectNotFound(() => assertMergeAllowed(DUP, SURV, undefined, undefined), `Contact ${DUP} is not one of this user's contacts`);
     expectInputError(
       () => assertMergeAllowed(DUP, SURV, merged(DUP), selfRow(SURV)),
       `Contact ${DUP} is already merged into ${ELSEWHERE} and cannot be merged`,
@@ -85,7 +88,7 @@ describe('assertMergeAllowed refusals', () => {
   });
 
   it('quotes the ids as the caller gave them', () => {
-    expectInputError(
+    expectNotFound(
       () => assertMergeAllowed('not-a-uuid', SURV, undefined, listable(SURV)),
       `Contact not-a-uuid is not one of this user's contacts`,
     );

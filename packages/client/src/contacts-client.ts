@@ -1,6 +1,6 @@
+import { ApiTransport, parseBaseUrl, type TransportOptions } from './api-transport.js';
 import { walkContacts } from './contact-walk.js';
-import { NetworkError, SyncExpiredError, TimeoutError, UnexpectedResponseError, errorForResponse } from './errors.js';
-import { abortableSleep, parseRetryAfter, retryDelay, type RetryPolicy } from './retry-policy.js';
+import { SyncExpiredError } from './errors.js';
 import type { Change, ChangesResponse, Contact, ContactListResponse, Pagination } from './types.js';
 
 const CONTACTS_PATH = 'api/v1/contacts';
@@ -9,29 +9,11 @@ const CHANGES_PATH = 'api/v1/contacts/changes';
 export const SINCE_BEGINNING = '0';
 
 /** Options of a ContactsClient. Only `baseUrl` and `apiKey` are required. */
-export interface ContactsClientOptions {
+export interface ContactsClientOptions extends TransportOptions {
   /** Where the API is served, e.g. `https://contacts.example.com` (a path prefix is kept). */
   baseUrl: string | URL;
   /** A personal API key with the `contacts:read` scope, sent as `Authorization: Bearer <key>`. */
   apiKey: string;
-  /** Per-attempt limit for the whole response, headers and body. Default 30 000. */
-  timeoutMs?: number;
-  /** Retries after the first attempt on 429, 5xx, network errors and timeouts. Default 4; 0 disables retries. */
-  maxRetries?: number;
-  /** Upper bound of the first backoff delay, doubling with every retry. Default 500. */
-  initialRetryDelayMs?: number;
-  /**
-   * Cap on every wait between attempts. A `Retry-After` longer than this fails the call at once with the
-   * error (its `retryAfterMs` says how long the server asked for) rather than retrying early. Default 60 000:
-   * the server's rate-limit window is a minute.
-   */
-  maxRetryDelayMs?: number;
-  /** The `fetch` to use. Default: the global one. */
-  fetch?: typeof fetch;
-  /** Waits between attempts; must reject with `signal.reason` when the signal aborts. For tests and custom schedulers. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** A number in [0, 1) for the backoff jitter. Default Math.random. */
-  random?: () => number;
 }
 
 /** Parameters of one `listContacts` call. */
@@ -82,34 +64,19 @@ export interface ContactsWalkOptions {
 export class ContactsClient {
   readonly #contactsUrl: URL;
   readonly #changesUrl: URL;
-  readonly #authorization: string;
-  readonly #timeoutMs: number;
-  readonly #retry: RetryPolicy;
-  readonly #fetch: typeof fetch;
-  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #transport: ApiTransport;
 
   constructor(options: ContactsClientOptions) {
     if (typeof options !== 'object' || options === null) {
       throw new TypeError('ContactsClient: options are required: { baseUrl, apiKey }');
     }
-    const base = parseBaseUrl(options.baseUrl);
-    if (!base.pathname.endsWith('/')) base.pathname += '/';
-    this.#contactsUrl = new URL(CONTACTS_PATH, `${base.origin}${base.pathname}`);
-    this.#changesUrl = new URL(CHANGES_PATH, `${base.origin}${base.pathname}`);
+    const base = parseBaseUrl('ContactsClient', options.baseUrl);
+    this.#contactsUrl = new URL(CONTACTS_PATH, base);
+    this.#changesUrl = new URL(CHANGES_PATH, base);
     if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
       throw new TypeError('ContactsClient: apiKey is required (a personal API key with the contacts:read scope)');
     }
-    this.#authorization = `Bearer ${options.apiKey}`;
-    this.#timeoutMs = nonNegative('timeoutMs', options.timeoutMs ?? 30_000);
-    if (this.#timeoutMs === 0) throw new RangeError('timeoutMs must be more than 0');
-    this.#retry = {
-      maxRetries: nonNegative('maxRetries', options.maxRetries ?? 4),
-      initialDelayMs: nonNegative('initialRetryDelayMs', options.initialRetryDelayMs ?? 500),
-      maxDelayMs: nonNegative('maxRetryDelayMs', options.maxRetryDelayMs ?? 60_000),
-      random: options.random ?? Math.random,
-    };
-    this.#fetch = options.fetch ?? globalThis.fetch;
-    this.#sleep = options.sleep ?? abortableSleep;
+    this.#transport = new ApiTransport(`Bearer ${options.apiKey}`, options);
   }
 
   /**
@@ -120,7 +87,7 @@ export class ContactsClient {
     const url = new URL(this.#contactsUrl);
     if (params.limit !== undefined) url.searchParams.set('limit', String(params.limit));
     if (params.offset !== undefined) url.searchParams.set('offset', String(params.offset));
-    return this.#getWithRetries(url, params.signal, isPage, 'a page of contacts');
+    return this.#transport.send({ method: 'GET', url, signal: params.signal, accept: isPage, what: 'a page of contacts' });
   }
 
   /**
@@ -131,7 +98,7 @@ export class ContactsClient {
     const url = new URL(this.#changesUrl);
     if (params.since !== undefined) url.searchParams.set('since', params.since);
     if (params.limit !== undefined) url.searchParams.set('limit', String(params.limit));
-    return this.#getWithRetries(url, params.signal, isChanges, 'an answer of the change feed');
+    return this.#transport.send({ method: 'GET', url, signal: params.signal, accept: isChanges, what: 'an answer of the change feed' });
   }
 
   /**
@@ -185,20 +152,6 @@ export class ContactsClient {
     return feed.nextSince;
   }
 
-  async #getWithRetries<T>(url: URL, signal: AbortSignal | undefined, accept: (json: unknown) => json is T, what: string): Promise<T> {
-    for (let retry = 0; ; retry++) {
-      signal?.throwIfAborted();
-      try {
-        return await this.#get(url, signal, accept, what);
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        const delay = retryDelay(this.#retry, error, retry);
-        if (delay === undefined) throw error;
-        await this.#sleep(delay, signal);
-      }
-    }
-  }
-
   /**
    * Every contact, page by page, each exactly once even while contacts are added or merged during the
    * walk (see walkContacts for how). Each page request retries like `listContacts`.
@@ -210,70 +163,6 @@ export class ContactsClient {
       onPage: options.onPage,
     });
   }
-
-  /** One attempt: the response within the timeout, mapped to its body or to the error its status means. */
-  async #get<T>(url: URL, signal: AbortSignal | undefined, accept: (json: unknown) => json is T, what: string): Promise<T> {
-    const attempt = new AbortController();
-    const cancel = () => attempt.abort(signal!.reason);
-    signal?.addEventListener('abort', cancel, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      attempt.abort();
-    }, this.#timeoutMs);
-    let response: Response;
-    let body: string;
-    try {
-      response = await this.#fetch(url, {
-        headers: { authorization: this.#authorization, accept: 'application/json' },
-        signal: attempt.signal,
-      });
-      body = await response.text();
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      if (timedOut) {
-        throw new TimeoutError(`no complete response from ${url.origin} within ${this.#timeoutMs} ms`, { cause: error });
-      }
-      throw new NetworkError(`cannot reach ${url.origin}: ${describeCause(error)}`, { cause: error });
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', cancel);
-    }
-    const json = parseJson(body);
-    if (!response.ok) {
-      const serverMessage = isErrorBody(json) ? json.error : undefined;
-      throw errorForResponse(response.status, response.statusText, serverMessage, parseRetryAfter(response.headers.get('retry-after')));
-    }
-    if (!accept(json)) {
-      throw new UnexpectedResponseError(`the response to GET ${url.pathname} is not ${what} (HTTP ${response.status})`, {
-        status: response.status,
-      });
-    }
-    return json;
-  }
-}
-
-function nonNegative(name: string, value: number): number {
-  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a finite number >= 0; got ${value}`);
-  return value;
-}
-
-/** fetch's own message is a bare "fetch failed"; the reason is in its cause. */
-function describeCause(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  return cause instanceof Error ? cause.message : String(cause);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isErrorBody(value: unknown): value is { error: string } {
-  return typeof value === 'object' && value !== null && typeof (value as { error?: unknown }).error === 'string';
 }
 
 /** Enough of the shape to page safely; the server validates the rest against the same schema the types come from. */
@@ -300,18 +189,4 @@ function isPage(value: unknown): value is ContactListResponse {
     Number.isInteger(pagination.offset) &&
     (pagination.nextOffset === null || Number.isInteger(pagination.nextOffset))
   );
-}
-
-/** The base URL as a URL, or a TypeError that names the option and shows what was given. */
-function parseBaseUrl(value: unknown): URL {
-  const problem = `ContactsClient: baseUrl must be an absolute http(s) URL such as https://contacts.example.com; got ${JSON.stringify(String(value))}`;
-  if (typeof value !== 'string' && !(value instanceof URL)) throw new TypeError(problem);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new TypeError(problem);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(problem);
-  return url;
 }

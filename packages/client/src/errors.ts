@@ -41,7 +41,7 @@ export class PermissionError extends ContactsApiError {
   }
 }
 
-/** 400: a parameter was refused; the message names it. */
+/** 400: a parameter was refused; the message names it. The admin client also gives it for 413 and 415 (the body's size or type). */
 export class BadRequestError extends ContactsApiError {
   override name = 'BadRequestError';
 }
@@ -80,15 +80,39 @@ export class TimeoutError extends NetworkError {
   override name = 'TimeoutError';
 }
 
-/** A response this API never gives: another status (404 often means a wrong base URL), or a body that isn't a page. */
 /** 410: the sync token is older than the server's retention, or unknown to it. List the contacts again (`mirror` does). */
 export class SyncExpiredError extends ContactsApiError {
   override name = 'SyncExpiredError';
 }
 
+/**
+ * A response the API never gives: another status (for ContactsClient, 404 often means a wrong base URL), or a body
+ * that isn't what the call returns.
+ */
 export class UnexpectedResponseError extends ContactsApiError {
   override name = 'UnexpectedResponseError';
 }
+
+/** 404 from the admin API: no user, key or contact with that id (the message names it). */
+export class NotFoundError extends ContactsApiError {
+  override name = 'NotFoundError';
+}
+
+/**
+ * 409 from the admin API: another user has the id or the email, the key can no longer be rotated, or a request with
+ * the same Idempotency-Key is still running.
+ */
+export class ConflictError extends ContactsApiError {
+  override name = 'ConflictError';
+}
+
+/** 422 from the admin API: the Idempotency-Key was used for another request (another body or path) within 24 hours. */
+export class IdempotencyKeyReusedError extends ContactsApiError {
+  override name = 'IdempotencyKeyReusedError';
+}
+
+/** The error classes a client gives to statuses of its own API, beside the ones every client shares. */
+export type StatusErrors = Readonly<Partial<Record<number, new (message: string, details: ErrorDetails) => ContactsApiError>>>;
 
 /** The texts the server sends with 403 (spec: `API key lacks contacts:read`; the plan refusal names the plan). */
 function permissionReason(serverMessage: string | undefined): PermissionReason {
@@ -99,17 +123,20 @@ function permissionReason(serverMessage: string | undefined): PermissionReason {
 }
 
 /**
- * The error for a response that wasn't a success: its status's class, carrying the body's `error` text
- * (or the status line when the body had none) and any `Retry-After`.
+ * The error for a response that wasn't a success: its status's class (the client's own first), carrying the body's
+ * `error` text (or the status line when the body had none) and any `Retry-After`.
  */
 export function errorForResponse(
   status: number,
   statusText: string,
   serverMessage: string | undefined,
   retryAfterMs: number | undefined,
+  statusErrors: StatusErrors = {},
 ): ContactsApiError {
   const message = `${serverMessage ?? (statusText || 'no error text')} (HTTP ${status})`;
   const details = { status, serverMessage };
+  const ownError = statusErrors[status];
+  if (ownError !== undefined) return new ownError(message, details);
   if (status === 400) return new BadRequestError(message, details);
   if (status === 401) return new AuthenticationError(message, details);
   if (status === 403) return new PermissionError(message, details);

@@ -4,12 +4,14 @@ import { canonicalId } from '../../domain/ids.js';
 import { loggablePath } from '../../logger.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../../operations/idempotency.js';
 
-/** The users and keys a call acted on, by id. */
+/** The users, keys and contacts a call acted on, by id. */
 export interface AdminTargets {
   userId?: string;
   keyId?: string;
   /** The key a rotation made. */
   newKeyId?: string;
+  /** The contact a merge kept. */
+  survivorId?: string;
 }
 
 declare module 'fastify' {
@@ -36,10 +38,11 @@ export default fp(
       request.adminTargets = {};
     });
     app.addHook('onResponse', async (request, reply) => {
-      const params = (request.params ?? {}) as { id?: string; keyId?: string };
+      const params = (request.params ?? {}) as { id?: string; keyId?: string; contactId?: string };
       const fromPath = {
         userId: canonicalId(params.id ?? '') ?? undefined,
         keyId: canonicalId(params.keyId ?? '') ?? undefined,
+        contactId: canonicalId(params.contactId ?? '') ?? undefined,
       };
       request.log.info(
         {

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { httpOutcome } from '../../http/errors.js';
 import {
   fingerprintOf,
+  type RequestHead,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
   parseIdempotencyKey,
@@ -17,6 +18,25 @@ declare module 'fastify' {
     /** Whether a request to this route may carry an Idempotency-Key (every POST of the admin API does). */
     idempotent?: boolean;
   }
+  interface FastifyInstance {
+    /**
+     * What an idempotent route's handler does, for a route that reads its body itself (a streamed import) and so
+     * computes its fingerprint as it reads: answers with `handle`'s answer, once per Idempotency-Key (`key`, parsed;
+     * null: none).
+     */
+    answerIdempotently(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      idempotency: RequestIdempotency,
+      handle: () => unknown,
+    ): Promise<unknown>;
+  }
+}
+
+/** A request's Idempotency-Key, parsed (null without one), and its fingerprint, computed only for a key. */
+export interface RequestIdempotency {
+  key: string | null;
+  fingerprint: () => string;
 }
 
 export interface IdempotencyPluginOptions extends IdempotencyOptions {
@@ -33,6 +53,11 @@ const NO_BODY = Buffer.alloc(0);
  */
 export default fp<IdempotencyPluginOptions>(
   async (app, options) => {
+    app.decorate(
+      'answerIdempotently',
+      (request: FastifyRequest, reply: FastifyReply, idempotency: RequestIdempotency, handle: () => unknown) =>
+        answerIdempotently(options, request, reply, idempotency, handle),
+    );
     app.addHook('onRoute', (route) => {
       if (route.config?.idempotent) route.handler = idempotentHandler(route.handler, options);
     });
@@ -40,20 +65,37 @@ export default fp<IdempotencyPluginOptions>(
   { name: 'idempotency', dependencies: ['json-body'] },
 );
 
+/** What a request's fingerprint is made of, besides its body. */
+export function requestHead(request: FastifyRequest): RequestHead {
+  return { method: request.method, path: request.url, contentType: request.headers['content-type'] };
+}
+
 function idempotentHandler(handler: RouteHandlerMethod, options: IdempotencyPluginOptions): RouteHandlerMethod {
   return async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-    const key = parseIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER]);
-    if (key === null) return handler.call(this, request, reply);
-    const head = { method: request.method, path: request.url, contentType: request.headers['content-type'] };
-    const answer = await runIdempotently(
-      options.store,
-      { scope: `${request.method} ${request.url.split('?', 1)[0]}`, key, fingerprint: fingerprintOf(head, request.rawBody ?? NO_BODY) },
-      () => answerOf(() => handler.call(this, request, reply), reply),
-      options,
-    );
-    if (answer.replayed) reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-    return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
+    const idempotency = {
+      key: parseIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER]),
+      fingerprint: () => fingerprintOf(requestHead(request), request.rawBody ?? NO_BODY),
+    };
+    return answerIdempotently(options, request, reply, idempotency, () => handler.call(this, request, reply));
   };
+}
+
+async function answerIdempotently(
+  options: IdempotencyPluginOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { key, fingerprint }: RequestIdempotency,
+  handle: () => unknown,
+): Promise<unknown> {
+  if (key === null) return handle();
+  const answer = await runIdempotently(
+    options.store,
+    { scope: `${request.method} ${request.url.split('?', 1)[0]}`, key, fingerprint: fingerprint() },
+    () => answerOf(handle, reply),
+    options,
+  );
+  if (answer.replayed) reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+  return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
 }
 
 /** The handler's answer as it will be sent; a 4xx it throws is an answer too, a 5xx is not (the key is freed). */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { IMPORT_EXTENSIONS_TEXT, readContactsFile } from '../../import/read-contacts-file.js';
+import { IMPORT_EXTENSIONS_TEXT, readContactsFile } from '../../import/read-contacts.js';
 import { deleteContacts, importContacts, mergeContacts } from '../../operations/contacts.js';
 import { withStore } from '../context.js';
 import { importSummaryText } from '../import-summary.js';

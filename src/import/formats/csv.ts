@@ -1,6 +1,8 @@
-import { CsvError, parse } from 'csv-parse/sync';
+import { CsvError, type Options } from 'csv-parse';
+import { parse } from 'csv-parse/stream';
 import { IMPORTABLE_FIELDS } from '../../domain/contact.js';
 import { InputError } from '../../domain/errors.js';
+import { withLfBreaks, type TextChunks } from '../text-chunks.js';
 import { csvExportReader } from './csv-exports/csv-export-reader.js';
 import type { CsvExportFormat } from './csv-exports/csv-export-format.js';
 import { GOOGLE_CONTACTS, GOOGLE_CONTACTS_LEGACY } from './csv-exports/google.js';
@@ -25,74 +27,130 @@ interface Row {
 
 type RowReader = (cells: readonly string[], label: string) => RawRecord;
 
+interface Header {
+  columns: number;
+  readRow: RowReader;
+}
+
 /**
- * CSV, `,`- or `;`-separated, each row labelled `line N` (where the row starts). The header row names contact
- * fields, or is the header of an export in CSV_EXPORT_FORMATS (LinkedIn's may follow lines of notes). With field
- * names: empty cells give null; `tags` is `;`-separated, or a JSON array of strings when it starts with `[`;
- * `enrichment` and `research_data` hold JSON objects. A row whose every cell is blank gives a record of no fields.
+ * CSV, `,`- or `;`-separated, each row labelled `line N` (where the row starts), read row by row. The header row
+ * names contact fields, or is the header of an export in CSV_EXPORT_FORMATS (LinkedIn's may follow lines of notes).
+ * With field names: empty cells give null; `tags` is `;`-separated, or a JSON array of strings when it starts with
+ * `[`; `enrichment` and `research_data` hold JSON objects. A row whose every cell is blank gives a record of no fields.
  */
-export function parseCsvRecords(text: string): RawRecord[] {
-  const rows = parseRows(text, sniffDelimiter(text));
-  if (rows.length === 0) return [];
-  const { at, columns, readRow } = readHeader(rows);
-  return rows.slice(at + 1).map(({ line, cells }) => {
-    const label = `line ${line}`;
-    if (cells.every(isBlank)) return { label, fields: {} };
-    if (cells.length !== columns) {
-      throw new InputError(`${label}: expected ${columns} cells as in the header, found ${cells.length}`);
+export async function* readCsvRecords(text: TextChunks): AsyncGenerator<RawRecord> {
+  let header: Header | null = null;
+  let first: Row | undefined;
+  for await (const row of parseRows(withLfBreaks(text))) {
+    if (header === null) {
+      first ??= row;
+      header = readHeader(row, row === first);
+      continue;
     }
-    return readRow(cells, label);
-  });
+    const { line, cells } = row;
+    const label = `line ${line}`;
+    if (cells.every(isBlank)) {
+      yield { label, fields: {} };
+      continue;
+    }
+    if (cells.length !== header.columns) {
+      throw new InputError(`${label}: expected ${header.columns} cells as in the header, found ${cells.length}`);
+    }
+    yield header.readRow(cells, label);
+  }
+  if (header === null && first !== undefined) throw unknownColumn(first);
 }
 
 /**
- * `;` when the first line with a delimiter outside quotes has more semicolons than commas (spreadsheets in
- * locales whose decimal mark is a comma write those), else `,`.
+ * Finds the delimiter as the text begins (`;` when the first line with a delimiter outside quotes has more semicolons
+ * than commas: spreadsheets in locales whose decimal mark is a comma write those, else `,`), then reads the rows, with
+ * the line each starts on; a line holding nothing but spaces is no row.
  */
-function sniffDelimiter(text: string): ',' | ';' {
-  let quoted = false;
-  let commas = 0;
-  let semicolons = 0;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (char === '"') quoted = !quoted;
-    else if (quoted) continue;
-    else if (char === ',') commas++;
-    else if (char === ';') semicolons++;
-    else if (char === '\n' && commas + semicolons > 0) break;
+async function* parseRows(text: AsyncGenerator<string>): AsyncGenerator<Row> {
+  const sniffer = new DelimiterSniffer();
+  const held: string[] = [];
+  for (let next = await text.next(); !next.done; next = await text.next()) {
+    held.push(next.value);
+    if (sniffer.decides(next.value)) break;
   }
-  return semicolons > commas ? ';' : ',';
-}
-
-/** The rows, with the line each starts on; a line holding nothing but spaces is no row. */
-function parseRows(text: string, delimiter: string): Row[] {
-  // csv-parse counts a CRLF inside a quoted field as two lines; one kind of line break keeps its count right.
-  const normalized = text.replace(/\r\n?/g, '\n');
-  const lines: number[] = [];
-  let lastRecordEnd = 0;
+  const openRow = new OpenRowStart();
+  async function* observed(): AsyncGenerator<Buffer> {
+    for await (const chunk of resumed(held, text)) {
+      openRow.observe(chunk);
+      yield Buffer.from(chunk);
+    }
+  }
+  // The line each row starts on, from when csv-parse reads the row to when this reads it.
+  const rowLines: number[] = [];
+  const options: Options = {
+    delimiter: sniffer.delimiter(),
+    relax_column_count: true,
+    // Spaces around delimiters, as in `Ada, "Lovelace, Ada"`, are not part of the cells.
+    trim: true,
+    skip_empty_lines: true,
+    on_record: (record, context) => {
+      if (record.length === 1 && isBlank(record[0]!)) return null;
+      // context.lines is where the record ends; its quoted line breaks say how far back it starts.
+      rowLines.push(context.lines - record.reduce((count, cell) => count + (cell.split('\n').length - 1), 0));
+      return record;
+    },
+  };
   try {
-    const records = parse(normalized, {
-      delimiter,
-      relax_column_count: true,
-      // Spaces around delimiters, as in `Ada, "Lovelace, Ada"`, are not part of the cells.
-      trim: true,
-      skip_empty_lines: true,
-      on_record: (record: string[], context) => {
-        lastRecordEnd = context.lines;
-        if (record.length === 1 && isBlank(record[0]!)) return null;
-        // context.lines is where the record ends; its quoted line breaks say how far back it starts.
-        lines.push(context.lines - record.reduce((count, cell) => count + (cell.split('\n').length - 1), 0));
-        return record;
-      },
-    });
-    return records.map((cells, i) => ({ line: lines[i]!, cells }));
+    for await (const cells of ReadableStream.from(observed()).pipeThrough<string[]>(parse(options))) {
+      yield { line: rowLines.shift()!, cells };
+    }
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
-    if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
-      const start = normalized.split('\n').findIndex((line, i) => i >= lastRecordEnd && line !== '') + 1;
-      throw new InputError(`line ${start}: a quoted cell is never closed`);
-    }
+    if (error.code === 'CSV_QUOTE_NOT_CLOSED') throw new InputError(`line ${openRow.line}: a quoted cell is never closed`);
     throw new InputError(`line ${String(error.lines)}: ${csvProblem(error)}`);
+  }
+}
+
+async function* resumed(held: readonly string[], rest: AsyncGenerator<string>): AsyncGenerator<string> {
+  yield* held;
+  yield* rest;
+}
+
+/** Counts the delimiters outside quotes until the end of the first line that has any. */
+class DelimiterSniffer {
+  private quoted = false;
+  private commas = 0;
+  private semicolons = 0;
+
+  /** Reads the next chunk; true once the delimiter is known. */
+  decides(chunk: string): boolean {
+    for (const char of chunk) {
+      if (char === '"') this.quoted = !this.quoted;
+      else if (this.quoted) continue;
+      else if (char === ',') this.commas++;
+      else if (char === ';') this.semicolons++;
+      else if (char === '\n' && this.commas + this.semicolons > 0) return true;
+    }
+    return false;
+  }
+
+  delimiter(): ',' | ';' {
+    return this.semicolons > this.commas ? ';' : ',';
+  }
+}
+
+/**
+ * Where the row still open at the end of the text starts: the last line that begins outside quotes and is not empty.
+ * csv-parse names only the line where the text ends.
+ */
+class OpenRowStart {
+  line = 0;
+  private quoted = false;
+  private current = 1;
+  private atLineStart = true;
+
+  observe(chunk: string): void {
+    for (const char of chunk) {
+      if (this.atLineStart && char !== '\n' && !this.quoted) this.line = this.current;
+      this.atLineStart = char === '\n';
+      if (char === '"') this.quoted = !this.quoted;
+      else if (char === '\n') this.current++;
+    }
   }
 }
 
@@ -108,19 +166,20 @@ function csvProblem(error: CsvError): string {
 }
 
 /**
- * The header row: the first row when it names contact fields or is an export's header; a later row only for an
- * export that has notes before its header. Otherwise the first row's unknown column is refused, with what is accepted.
+ * The header, if this row is one: the first row when it names contact fields or is an export's header; a later row
+ * only for an export that has notes before its header.
  */
-function readHeader(rows: readonly Row[]): { at: number; columns: number; readRow: RowReader } {
-  for (const [at, { cells }] of rows.entries()) {
-    if (at === 0 && cells.every(isField)) return { at, columns: cells.length, readRow: fieldReader(rows[0]!) };
-    const format = CSV_EXPORT_FORMATS.find(
-      ({ signature, notesBeforeHeader }) => (at === 0 || notesBeforeHeader === true) && signature.every((column) => cells.includes(column)),
-    );
-    if (format !== undefined) return { at, columns: cells.length, readRow: csvExportReader(format, cells) };
-  }
-  const { line, cells } = rows[0]!;
-  throw new InputError(
+function readHeader({ line, cells }: Row, first: boolean): Header | null {
+  if (first && cells.every(isField)) return { columns: cells.length, readRow: fieldReader({ line, cells }) };
+  const format = CSV_EXPORT_FORMATS.find(
+    ({ signature, notesBeforeHeader }) => (first || notesBeforeHeader === true) && signature.every((column) => cells.includes(column)),
+  );
+  return format === undefined ? null : { columns: cells.length, readRow: csvExportReader(format, cells) };
+}
+
+/** No row is a header: the first row's unknown column is refused, with what is accepted. */
+function unknownColumn({ line, cells }: Row): InputError {
+  return new InputError(
     `line ${line}: unknown column "${cells.find((cell) => !isField(cell))!}"; a header row names contact fields ` +
       `(${IMPORTABLE_FIELDS.join(', ')}) or is the header of a ${orList(CSV_EXPORT_FORMATS.map(({ name }) => name))} export`,
   );

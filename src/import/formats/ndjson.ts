@@ -1,16 +1,15 @@
 import { InputError } from '../../domain/errors.js';
+import { numberedLines, type TextChunks } from '../text-chunks.js';
 import { describeJsonError } from './json-error.js';
 import { asFields, type RawRecord } from './raw-record.js';
 
 /** One JSON contact object per line, labelled `line N`; blank lines are skipped. */
-export function parseNdjsonRecords(text: string): RawRecord[] {
-  const records: RawRecord[] = [];
-  text.split(/\r?\n/).forEach((line, index) => {
-    if (line.trim() === '') return;
-    const label = `line ${index + 1}`;
-    records.push({ label, fields: asFields(parseLine(line, label), label) });
-  });
-  return records;
+export async function* readNdjsonRecords(text: TextChunks): AsyncGenerator<RawRecord> {
+  for await (const line of numberedLines(text)) {
+    if (line.text.trim() === '') continue;
+    const label = `line ${line.number}`;
+    yield { label, fields: asFields(parseLine(line.text, label), label) };
+  }
 }
 
 function parseLine(line: string, label: string): unknown {

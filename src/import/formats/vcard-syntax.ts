@@ -1,4 +1,5 @@
 import { InputError } from '../../domain/errors.js';
+import { numberedLines, type TextChunks } from '../text-chunks.js';
 
 /** One content line of a vCard, e.g. `item1.EMAIL;TYPE=work,pref:ada@example.com`. */
 export interface VcardProperty {
@@ -23,41 +24,43 @@ interface ContentLine {
 
 const BARE_ENCODINGS = ['QUOTED-PRINTABLE', 'BASE64', '8BIT', '7BIT'];
 
-/** Splits vCard text (2.1, 3.0 or 4.0) into cards of properties; blank text holds none. */
-export function readVcards(text: string): Vcard[] {
-  const cards: Vcard[] = [];
+/** Splits vCard text (2.1, 3.0 or 4.0) into cards of properties, card by card; blank text holds none. */
+export async function* readVcards(text: TextChunks): AsyncGenerator<Vcard> {
   let card: Vcard | null = null;
-  for (const { text: content, line } of unfold(text)) {
+  let cards = 0;
+  for await (const { text: content, line } of contentLines(text)) {
     const marker = /^(BEGIN|END):VCARD$/i.exec(content.trim())?.[1]?.toUpperCase();
     if (card === null) {
       if (marker !== 'BEGIN') throw new InputError(`line ${line}: expected BEGIN:VCARD, found "${excerpt(content)}"`);
-      card = { label: `card ${cards.length + 1} (line ${line})`, properties: [] };
+      card = { label: `card ${cards + 1} (line ${line})`, properties: [] };
     } else if (marker === 'END') {
-      cards.push(card);
+      cards++;
+      yield card;
       card = null;
     } else if (marker === 'BEGIN') {
       throw new InputError(`${card.label}: no END:VCARD before the BEGIN:VCARD at line ${line}`);
     } else {
-      card.properties.push(parseProperty(content, `line ${line} (card ${cards.length + 1})`));
+      card.properties.push(parseProperty(content, `line ${line} (card ${cards + 1})`));
     }
   }
   if (card !== null) throw new InputError(`${card.label}: no END:VCARD before the end of the file`);
-  return cards;
 }
 
 /**
  * Joins folded lines (a line break followed by a space or tab) and quoted-printable soft line breaks
  * (a value ending in `=`), keeping the number of the line each content line starts on. Drops blank lines.
  */
-function unfold(text: string): ContentLine[] {
-  const lines: ContentLine[] = [];
-  text.split(/\r\n|\r|\n/).forEach((physical, index) => {
-    const last = lines.at(-1);
-    if (last !== undefined && endsWithSoftBreak(last.text)) last.text = last.text.slice(0, -1) + physical;
-    else if (last !== undefined && /^[ \t]/.test(physical)) last.text += physical.slice(1);
-    else lines.push({ text: physical, line: index + 1 });
-  });
-  return lines.filter(({ text: content }) => content.trim() !== '');
+async function* contentLines(text: TextChunks): AsyncGenerator<ContentLine> {
+  let last: ContentLine | null = null;
+  for await (const { text: physical, number } of numberedLines(text)) {
+    if (last !== null && endsWithSoftBreak(last.text)) last.text = last.text.slice(0, -1) + physical;
+    else if (last !== null && /^[ \t]/.test(physical)) last.text += physical.slice(1);
+    else {
+      if (last !== null && last.text.trim() !== '') yield last;
+      last = { text: physical, line: number };
+    }
+  }
+  if (last !== null && last.text.trim() !== '') yield last;
 }
 
 function endsWithSoftBreak(content: string): boolean {

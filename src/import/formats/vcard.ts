@@ -1,5 +1,6 @@
 import { isUuid } from '../../domain/ids.js';
 import { parseIsoDateTime } from '../../domain/timestamps.js';
+import type { TextChunks } from '../text-chunks.js';
 import type { RawRecord } from './raw-record.js';
 import { readVcards, splitValue, unescapeValue, type Vcard, type VcardProperty } from './vcard-syntax.js';
 
@@ -38,12 +39,12 @@ const READ_PROPERTIES = new Set([...CARD_METADATA, ...SINGLE_VALUED, 'N', 'CATEG
  * only the fields its card has, so importing it over an existing contact keeps that contact's other fields.
  * REV gives updated_at. What a card carries that a contact has no place for is named in `notImported`.
  */
-export function parseVcardRecords(source: string): RawRecord[] {
-  return readVcards(source).map((card) => {
+export async function* readVcardRecords(text: TextChunks): AsyncGenerator<RawRecord> {
+  for await (const card of readVcards(text)) {
     const fields = cardFields(card);
     const notImported = notImportedOf(card, fields);
-    return notImported.length === 0 ? { label: card.label, fields } : { label: card.label, fields, notImported };
-  });
+    yield notImported.length === 0 ? { label: card.label, fields } : { label: card.label, fields, notImported };
+  }
 }
 
 function cardFields(card: Vcard): Record<string, unknown> {

@@ -3,7 +3,7 @@ import type { Contact } from '../../domain/contact.js';
 import type { SortKey } from '../../domain/pagination.js';
 import type { ChangeLogState, ChangePosition } from '../../domain/changes.js';
 import { assertAllOwned, idsToDelete } from '../../domain/contact-deletion.js';
-import { InputError } from '../../domain/errors.js';
+import { refusedRecordMerge } from '../../domain/merge.js';
 import { canonicalId } from '../../domain/ids.js';
 import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
 import { CONTACT_COLUMNS, columnList } from '../columns.js';
@@ -127,7 +127,7 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
         try {
           if (await mergeContacts(client, ownerId, contact.id!, contact.mergedInto, now, 'no-op')) merged++;
         } catch (error) {
-          throw error instanceof InputError ? new InputError(`${label}: ${error.message}`) : error;
+          throw refusedRecordMerge(label, error);
         }
       }
       return { ...writer.counts, merged, matchedByEmail: plan.matchedByEmail, duplicateEmails: plan.duplicateEmails };

@@ -2,7 +2,7 @@ import type { Contact } from '../../domain/contact.js';
 import type { SortKey } from '../../domain/pagination.js';
 import type { ChangeLogState, ChangePosition } from '../../domain/changes.js';
 import { assertAllOwned, idsToDelete } from '../../domain/contact-deletion.js';
-import { InputError } from '../../domain/errors.js';
+import { refusedRecordMerge } from '../../domain/merge.js';
 import { canonicalId } from '../../domain/ids.js';
 import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
 import { CONTACT_COLUMNS, columnList, JSON_COLUMNS } from '../columns.js';
@@ -122,7 +122,7 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
       try {
         if (mergeContacts(this.statements, ownerId, contact.id!, contact.mergedInto, now, 'no-op')) merged++;
       } catch (error) {
-        throw error instanceof InputError ? new InputError(`${label}: ${error.message}`) : error;
+        throw refusedRecordMerge(label, error);
       }
     }
     return { ...writer.counts, merged, matchedByEmail: plan.matchedByEmail, duplicateEmails: plan.duplicateEmails };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readContactsFile } from '../../src/import/read-contacts-file.js';
+import { readContactsFile } from '../../src/import/read-contacts.js';
 import { useTempFiles } from '../support/temp-files.js';
 
 const writeTemp = useTempFiles();

@@ -1,0 +1,194 @@
+import type { Hash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Static } from 'typebox';
+import { canonicalId } from '../../domain/ids.js';
+import { PublicError } from '../../domain/errors.js';
+import { bodyTooLargeMessage, bytesWithin, LINGER_MS, lingerThenClose } from '../../http/body-size.js';
+import { errorResponse } from '../../http/schemas/common.js';
+import { IMPORT_MEDIA_TYPES, importFormatOf, readContacts } from '../../import/read-contacts.js';
+import { orList } from '../../import/or-list.js';
+import { deleteContacts, importContacts, mergeContacts } from '../../operations/contacts.js';
+import { fingerprintHasher, IDEMPOTENCY_KEY_HEADER, mediaTypeOf, parseIdempotencyKey } from '../../operations/idempotency.js';
+import type { Store } from '../../store/store.js';
+import { noteTargets } from '../plugins/call-log.js';
+import { requestHead } from '../plugins/idempotency.js';
+import {
+  ContactParamsSchema,
+  IMPORT_BODY,
+  ImportQuerySchema,
+  ImportSummarySchema,
+  MergeContactSchema,
+  MergedContactSchema,
+} from '../schemas/contacts.js';
+import {
+  ADMIN_SECURITY,
+  adminErrorResponses,
+  IDEMPOTENCY_KEY_REQUEST_HEADER,
+  IDEMPOTENT_SUCCESS_HEADERS,
+  SUCCESS_HEADERS,
+} from '../schemas/common.js';
+import { UserParamsSchema } from '../schemas/users.js';
+
+export interface AdminContactRoutesOptions {
+  store: Pick<Store, 'users' | 'contacts'>;
+  /** ADMIN_BODY_LIMIT_MB in bytes: the largest body an import reads. */
+  bodyLimitBytes: number;
+}
+
+export const UNSUPPORTED_IMPORT_TYPE_MESSAGE = `Content-Type must be ${orList(IMPORT_MEDIA_TYPES)}`;
+
+const TAGS = ['contacts'];
+const NO_USER = { 'No user with this id': 'No user with id "0190b7a4-3c2e-7f00-8000-000000000000"' };
+const NO_CONTACT = { 'No such contact of the user': "Contact 0190b7a4-3c2e-7f00-8000-00000000c0de is not one of this user's contacts" };
+
+/**
+ * Contacts, as the CLI's `contacts import`, `merge` and `delete` change them (src/operations/contacts.ts): the same
+ * rules, the same change-feed records.
+ */
+export async function adminContactRoutes(app: FastifyInstance, options: AdminContactRoutesOptions): Promise<void> {
+  const { store } = options;
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  await api.register(importRoute, options);
+
+  api.post(
+    '/users/:id/contacts/:contactId/merge',
+    {
+      config: { idempotent: true },
+      schema: {
+        operationId: 'mergeContact',
+        summary: 'Merge a duplicate contact into another',
+        description:
+          'Soft-merges the contact into `into`, another contact of the same user: it leaves listings and search, its id leads to `into`, and the change feed records a `merge`.',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        headers: IDEMPOTENCY_KEY_REQUEST_HEADER,
+        params: ContactParamsSchema,
+        body: MergeContactSchema,
+        response: {
+          ...adminErrorResponses({
+            post: true,
+            notFound: { ...NO_USER, ...NO_CONTACT },
+            badRequest: {
+              'The same contact': 'A contact cannot be merged into itself',
+              'A contact merged already': `Contact 0190b7a4-3c2e-7f00-8000-00000000c0de is already merged into 0190b7a4-3c2e-7f00-8000-00000000beef and cannot be merged`,
+              'No `into`': 'into is required',
+            },
+          }),
+          200: { ...MergedContactSchema, description: 'The contact is merged.', headers: IDEMPOTENT_SUCCESS_HEADERS },
+        },
+      },
+    },
+    async (request) => {
+      const { id, contactId } = request.params;
+      const { into } = request.body;
+      await mergeContacts(store, { user: { id }, duplicateId: contactId, survivorId: into });
+      noteTargets(request, { survivorId: canonicalId(into)! });
+      // Both ids were found, so both are UUIDs.
+      return { merged: canonicalId(contactId)!, into: canonicalId(into)! };
+    },
+  );
+
+  api.delete(
+    '/users/:id/contacts/:contactId',
+    {
+      schema: {
+        operationId: 'deleteContact',
+        summary: 'Delete a contact',
+        description:
+          'Deletes the contact, with the duplicates merged into it; the change feed records a `delete` for each. Its id no longer leads anywhere.',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        params: ContactParamsSchema,
+        response: {
+          ...adminErrorResponses({ notFound: { ...NO_USER, ...NO_CONTACT } }),
+          204: { type: 'null', description: 'The contact is gone. No body.', headers: SUCCESS_HEADERS },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id, contactId } = request.params;
+      await deleteContacts(store, { user: { id }, ids: [contactId] });
+      return reply.code(204).send(null);
+    },
+  );
+}
+
+/** The import, in a scope of its own: it reads its body as it arrives, whatever its type, which no other route does. */
+async function importRoute(app: FastifyInstance, { store, bodyLimitBytes }: AdminContactRoutesOptions): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  app.addHook('onError', async (request) => lingerThenClose(request.raw));
+
+  api.post(
+    '/users/:id/contacts/import',
+    {
+      bodyLimit: bodyLimitBytes,
+      schema: {
+        operationId: 'importContacts',
+        summary: 'Import contacts',
+        description: [
+          'Imports the body’s contacts for the user, as the CLI’s `contacts import` does a file: all or nothing, in one',
+          'transaction. A record with an `id` of the user’s creates or updates that contact; without one it becomes a new',
+          'contact (or, with `match_email=true`, updates the contact with the same email). The body is read as it arrives,',
+          `up to ADMIN_BODY_LIMIT_MB (${bodyLimitBytes} bytes here), and refused naming the first record that is not a contact.`,
+          'With an `Idempotency-Key`, the fingerprint covers the whole body.',
+        ].join('\n'),
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        headers: IDEMPOTENCY_KEY_REQUEST_HEADER,
+        params: UserParamsSchema,
+        querystring: ImportQuerySchema,
+        body: IMPORT_BODY,
+        response: {
+          ...adminErrorResponses({
+            post: true,
+            notFound: NO_USER,
+            badRequest: {
+              'A field the contact rules refuse': 'line 3: field "email" must be a string or null',
+              'A CSV without a header row': 'line 1: unknown column "Ada Lovelace"; a header row names contact fields (…) …',
+              'Not UTF-8': 'cannot read the body: it is not UTF-8 text',
+            },
+          }),
+          413: errorResponse(
+            `The body is larger than ADMIN_BODY_LIMIT_MB, and nothing is imported. A body that declares its length is refused before it is read, and the connection closed; else reading stops as soon as the body passes the limit, and the rest is discarded for ${LINGER_MS / 1000} s at most before the connection is closed.`,
+            {},
+            { 'A body over the limit': bodyTooLargeMessage(bodyLimitBytes) },
+          ),
+          415: errorResponse(
+            'The body is in none of the formats an import reads (or has no Content-Type); it is not read.',
+            {},
+            { 'Another content type': UNSUPPORTED_IMPORT_TYPE_MESSAGE },
+          ),
+          200: {
+            ...ImportSummarySchema,
+            description: 'Every record is imported: what became of them.',
+            headers: IDEMPOTENT_SUCCESS_HEADERS,
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const format = importFormatOf(mediaTypeOf(request.headers['content-type']));
+      if (format === undefined) throw new PublicError(415, UNSUPPORTED_IMPORT_TYPE_MESSAGE);
+      const key = parseIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER]);
+      const fingerprint = fingerprintHasher(requestHead(request));
+      const body = request.body instanceof Readable ? request.body : Readable.from([]);
+      const file = await readContacts(hashed(bytesWithin(body, bodyLimitBytes), fingerprint), format, 'the body');
+      const user = { id: request.params.id };
+      // ImportSummary has every field the schema declares; test/admin/contacts.test.ts, that it has no other.
+      const summary = (): Promise<Static<typeof ImportSummarySchema>> =>
+        importContacts(store, { user, file, matchEmail: request.query.match_email === 'true' });
+      return app.answerIdempotently(request, reply, { key, fingerprint: () => fingerprint.digest('hex') }, summary);
+    },
+  );
+}
+
+async function* hashed(bytes: AsyncIterable<Buffer>, hash: Hash): AsyncGenerator<Buffer> {
+  for await (const chunk of bytes) {
+    hash.update(chunk);
+    yield chunk;
+  }
+}
