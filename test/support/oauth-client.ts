@@ -10,7 +10,6 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { listenOnFreePort } from './listen.js';
 
-
 /** An MCP client's OAuth state, in memory: what a desktop or web agent keeps between runs. */
 export class TestOAuthClient implements OAuthClientProvider {
   clientInfo: OAuthClientInformationMixed | undefined;
