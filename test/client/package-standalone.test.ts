@@ -84,9 +84,13 @@ describe('the contacts-read-api-client package, installed on its own', () => {
     expect(stdout.trim().split(',')).toEqual([
       'AuthenticationError',
       'BadRequestError',
+      'ConflictError',
+      'ContactsAdminClient',
       'ContactsApiError',
       'ContactsClient',
+      'IdempotencyKeyReusedError',
       'NetworkError',
+      'NotFoundError',
       'PermissionError',
       'RateLimitError',
       'SINCE_BEGINNING',
@@ -116,8 +120,13 @@ describe('the contacts-read-api-client package, installed on its own', () => {
     await writeFile(
       consumer,
       [
-        "import { ContactsClient, PermissionError, type Contact } from 'contacts-read-api-client';",
+        "import { ContactsAdminClient, ContactsClient, PermissionError, type Contact, type CreatedKey } from 'contacts-read-api-client';",
         "const client = new ContactsClient({ baseUrl: 'http://localhost:3000', apiKey: 'key' });",
+        "const admin = new ContactsAdminClient({ baseUrl: 'http://localhost:3001', adminToken: 'token' });",
+        'export async function newKey(email: string): Promise<CreatedKey> {',
+        "  const user = await admin.createUser({ email, plan: 'pro' }, { idempotencyKey: email });",
+        "  return admin.createKey(user.id, { label: 'settings page' });",
+        '}',
         'export async function names(): Promise<(string | null)[]> {',
         '  const page = await client.listContacts({ limit: 10 });',
         '  const total: number = page.pagination.total;',

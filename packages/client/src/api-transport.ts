@@ -97,7 +97,8 @@ export class ApiTransport {
       response = await this.#fetch(url, {
         method: call.method,
         headers: { authorization: this.#authorization, accept: 'application/json', ...call.headers },
-        body: call.body,
+        // fetch takes every Uint8Array; TypeScript's DOM types name only those over an ArrayBuffer.
+        body: call.body as RequestInit['body'],
         signal: attempt.signal,
       });
       body = await response.text();

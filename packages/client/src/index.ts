@@ -8,10 +8,21 @@ export {
   type ListContactsParams,
 } from './contacts-client.js';
 export {
+  ContactsAdminClient,
+  type CallOptions,
+  type ContactsAdminClientOptions,
+  type ImportOptions,
+  type PostOptions,
+  type RotateKeyOptions,
+} from './contacts-admin-client.js';
+export {
   AuthenticationError,
   BadRequestError,
+  ConflictError,
   ContactsApiError,
+  IdempotencyKeyReusedError,
   NetworkError,
+  NotFoundError,
   PermissionError,
   RateLimitError,
   ServerError,
@@ -22,3 +33,16 @@ export {
 } from './errors.js';
 export type { Change, ChangesResponse, Contact, ContactListResponse, ErrorBody, Pagination } from './types.js';
 export type { components, operations, paths } from './openapi-types.js';
+export type {
+  AdminUser,
+  CreatedKey,
+  ImportContentType,
+  ImportSummary,
+  ListedKey,
+  MergedContact,
+  NewKey,
+  NewUser,
+  RotatedKey,
+  UserChanges,
+} from './admin-types.js';
+export type { operations as adminOperations, paths as adminPaths } from './admin-openapi-types.js';
