@@ -1,4 +1,4 @@
-import { CsvError, type Options } from 'csv-parse';
+import { CsvError, type Info, type Options } from 'csv-parse';
 import { parse } from 'csv-parse/stream';
 import { IMPORTABLE_FIELDS } from '../../domain/contact.js';
 import { InputError } from '../../domain/errors.js';
@@ -12,6 +12,8 @@ import { orList } from '../or-list.js';
 import type { RawRecord } from './raw-record.js';
 
 const JSON_COLUMNS: readonly string[] = ['enrichment', 'research_data'];
+/** The most text handed to csv-parse at once, as a file is read. */
+const PARSED_CHUNK = 64 * 1024;
 /** The exports of other products read as they are, each recognised by its header row. */
 export const CSV_EXPORT_FORMATS: readonly CsvExportFormat[] = [
   LINKEDIN_CONNECTIONS,
@@ -23,6 +25,12 @@ export const CSV_EXPORT_FORMATS: readonly CsvExportFormat[] = [
 interface Row {
   line: number;
   cells: string[];
+}
+
+/** What csv-parse gives with `info: true`. */
+interface ParsedRecord {
+  record: string[];
+  info: Info;
 }
 
 type RowReader = (cells: readonly string[], label: string) => RawRecord;
@@ -77,27 +85,24 @@ async function* parseRows(text: AsyncGenerator<string>): AsyncGenerator<Row> {
   async function* observed(): AsyncGenerator<Buffer> {
     for await (const chunk of resumed(held, text)) {
       openRow.observe(chunk);
-      yield Buffer.from(chunk);
+      // Every row of a chunk is queued at once, and the stream's queue slows down past a few thousand rows.
+      for (let at = 0; at < chunk.length; at += PARSED_CHUNK) yield Buffer.from(chunk.slice(at, at + PARSED_CHUNK));
     }
   }
-  // The line each row starts on, from when csv-parse reads the row to when this reads it.
-  const rowLines: number[] = [];
   const options: Options = {
     delimiter: sniffer.delimiter(),
     relax_column_count: true,
     // Spaces around delimiters, as in `Ada, "Lovelace, Ada"`, are not part of the cells.
     trim: true,
     skip_empty_lines: true,
-    on_record: (record, context) => {
-      if (record.length === 1 && isBlank(record[0]!)) return null;
-      // context.lines is where the record ends; its quoted line breaks say how far back it starts.
-      rowLines.push(context.lines - record.reduce((count, cell) => count + (cell.split('\n').length - 1), 0));
-      return record;
-    },
+    // Each record with where it ends (info.lines).
+    info: true,
   };
   try {
-    for await (const cells of ReadableStream.from(observed()).pipeThrough<string[]>(parse(options))) {
-      yield { line: rowLines.shift()!, cells };
+    for await (const { record, info } of ReadableStream.from(observed()).pipeThrough<ParsedRecord>(parse(options))) {
+      if (record.length === 1 && isBlank(record[0]!)) continue;
+      // Its quoted line breaks say how far back from its end a record starts.
+      yield { line: info.lines - record.reduce((count, cell) => count + (cell.split('\n').length - 1), 0), cells: record };
     }
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
