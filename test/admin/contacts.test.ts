@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UNSUPPORTED_IMPORT_TYPE_MESSAGE } from '../../src/admin/routes/contacts.js';
+import { importTimeoutMs, UNSUPPORTED_IMPORT_TYPE_MESSAGE } from '../../src/admin/routes/contacts.js';
 import { bodyTooLargeMessage } from '../../src/http/body-size.js';
 import type { User } from '../../src/store/store.js';
 import { startAdminApp, TEST_ADMIN_TOKEN, type AdminAnswer, type AdminTestServer } from '../support/admin-app.js';
@@ -137,6 +137,28 @@ describeEachBackend('admin API: contacts', (db) => {
       const answer = await streamed(importPath(user.id), 'application/x-ndjson', chunksOf(bytes));
       expect({ status: answer.status, created: answer.json.created }).toEqual({ status: 200, created: 20_000 });
       expect(await total(user.id)).toBe(20_000);
+    });
+
+    it('takes its own time bound, not REQUEST_TIMEOUT_MS: a body that takes longer to read is read to its end', async () => {
+      const slow = await startAdminApp(db().store, {
+        config: { requestTimeoutMs: 1_500, admin: { token: TEST_ADMIN_TOKEN, bodyLimitMb: 16 } },
+      });
+      try {
+        const user = await createUser(db().store);
+        // 11 MB of CSV takes seconds to parse; its last row is refused, so nothing is written.
+        const rows = Array.from({ length: 250_000 }, (_, i) => `Contact ${i},c${i}@example.com,"Acme, Inc."`);
+        const csv = `name,email,company\n${rows.join('\n')}\nLast,"unclosed\n`;
+        const startedAt = Date.now();
+        const answer = await slow.request('POST', importPath(user.id), { raw: csv, headers: { 'content-type': 'text/csv' } });
+        expect({ status: answer.status, body: answer.json }).toEqual({
+          status: 400,
+          body: { error: 'line 250002: a quoted cell is never closed' },
+        });
+        expect(Date.now() - startedAt).toBeGreaterThan(1_500);
+        expect(importTimeoutMs(16 * MIB)).toBe(64_000);
+      } finally {
+        await slow.close();
+      }
     });
 
     it('413 past ADMIN_BODY_LIMIT_MB, nothing imported: unread when declared, and reading stops at the limit when streamed', async () => {
