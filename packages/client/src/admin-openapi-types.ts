@@ -139,6 +139,7 @@ export interface paths {
          *     transaction. A record with an `id` of the user’s creates or updates that contact; without one it becomes a new
          *     contact (or, with `match_email=true`, updates the contact with the same email). The body is read as it arrives,
          *     up to ADMIN_BODY_LIMIT_MB (67108864 bytes here), and refused naming the first record that is not a contact.
+         *     Reading it may take 256 s (4 s per MiB of the limit, at least a minute), not REQUEST_TIMEOUT_MS.
          *     With an `Idempotency-Key`, the fingerprint covers the whole body.
          */
         post: operations["importContacts"];
