@@ -1,8 +1,8 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, type Hash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, InputError, PublicError } from '../domain/errors.js';
-import { SERVICE_KEY_SECRET, ServiceKey } from '../domain/service-key.js';
-import type { OAuthStore, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
+import { openText, sealText, type SecretSource } from './sealed-text.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
@@ -122,39 +122,12 @@ async function releaseQuietly(store: Pick<Store, 'idempotency'>, request: Idempo
 }
 
 const ANSWER_KEY_PURPOSE = 'idempotent answers';
-const SEALED_PREFIX = 'v1.';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-/** Each store's answer key, derived once from its service key. */
-const answerKeys = new WeakMap<object, Promise<Buffer>>();
-
-function answerKeyOf(secrets: Pick<OAuthStore, 'secret'>): Promise<Buffer> {
-  let key = answerKeys.get(secrets);
-  if (key === undefined) {
-    key = secrets
-      .secret(SERVICE_KEY_SECRET)
-      .then((secret) => Buffer.from(new ServiceKey(secret).digest(ANSWER_KEY_PURPOSE, '', 32), 'base64url'));
-    // A failed read (the database down) is tried again at the next use.
-    key.catch(() => answerKeys.delete(secrets));
-    answerKeys.set(secrets, key);
-  }
-  return key;
-}
 
 /** The stored answer is bound to its scope and key: moved to another key's row, it does not open. */
-const boundTo = (request: IdempotentRequest) => Buffer.from(`${request.scope}\0${request.key}`);
+const boundTo = (request: IdempotentRequest) => `${request.scope}\0${request.key}`;
 
-async function sealAnswer(secrets: Pick<OAuthStore, 'secret'>, request: IdempotentRequest, body: string): Promise<string> {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', await answerKeyOf(secrets), iv).setAAD(boundTo(request));
-  const sealed = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);
-  return SEALED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url');
-}
+const sealAnswer = (secrets: SecretSource, request: IdempotentRequest, body: string) =>
+  sealText(secrets, ANSWER_KEY_PURPOSE, boundTo(request), body);
 
-async function openAnswer(secrets: Pick<OAuthStore, 'secret'>, request: IdempotentRequest, stored: string): Promise<string> {
-  if (!stored.startsWith(SEALED_PREFIX)) throw new Error('a stored idempotent answer is not sealed');
-  const bytes = Buffer.from(stored.slice(SEALED_PREFIX.length), 'base64url');
-  const decipher = createDecipheriv('aes-256-gcm', await answerKeyOf(secrets), bytes.subarray(0, IV_BYTES)).setAAD(boundTo(request));
-  decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-  return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
-}
+const openAnswer = (secrets: SecretSource, request: IdempotentRequest, stored: string) =>
+  openText(secrets, ANSWER_KEY_PURPOSE, boundTo(request), stored);
