@@ -17,11 +17,14 @@ const DECLARATIONS = [...PREFIXES].map(([namespace, prefix]) => ` xmlns:${prefix
 
 export const XML_CONTENT_TYPE = 'application/xml; charset=utf-8';
 
-/** The one escape of every text and attribute value an answer writes. */
+/**
+ * The one escape of every text and attribute value an answer writes. A carriage return is written as a character
+ * reference, or XML's end-of-line handling would turn a card's CRLF into LF for the client (XML 1.0 §2.11).
+ */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ENTITIES[char]!);
+  return text.replace(/[&<>"'\r]/g, (char) => ENTITIES[char]!);
 }
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\r': '&#13;' };
 
 export const dav = (name: string): XmlName => ({ namespace: DAV_NS, name });
 export const carddav = (name: string): XmlName => ({ namespace: CARDDAV_NS, name });

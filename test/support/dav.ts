@@ -45,6 +45,8 @@ const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@',
   parseTagValue: false,
+  // Character references (&#13; keeps a card's CRLF) are decoded, as every XML parser does.
+  htmlEntities: true,
   isArray: (name) => ['response', 'propstat', 'href'].includes(name),
 });
 
