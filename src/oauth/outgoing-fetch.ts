@@ -1,29 +1,8 @@
-import { lookup as resolve } from 'node:dns';
 import { request, type RequestOptions } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
-import ipaddr from 'ipaddr.js';
-
-/** Whether an address is globally routable: not loopback, private, link-local, shared, documentation or any other special use. */
-export function isPublicAddress(address: string): boolean {
-  return ipaddr.isValid(address) && ipaddr.process(address).range() === 'unicast';
-}
-
-/**
- * Resolves a host name and hands the connection only addresses that are all public, so the socket connects to an
- * address that was checked (no second resolution that a rebinding DNS server could answer differently).
- */
-const lookupPublicOnly: LookupFunction = (hostname, options, callback) => {
-  resolve(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '');
-    const refused = addresses.find(({ address }) => !isPublicAddress(address));
-    if (refused !== undefined || addresses.length === 0) {
-      return callback(new Error(`${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`), '');
-    }
-    if (options.all) return callback(null, addresses);
-    callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-};
+import { isPublicAddress } from '../domain/public-address.js';
+import { lookupPublicOnly } from '../net/public-lookup.js';
 
 /**
  * oidc-provider's `fetch`, with which it gets Client ID Metadata Documents. The provider's own guard checks a socket's

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createOutgoingFetch, isPublicAddress } from '../../src/oauth/outgoing-fetch.js';
+import { isPublicAddress } from '../../src/domain/public-address.js';
+import { createOutgoingFetch } from '../../src/oauth/outgoing-fetch.js';
 import { startDocumentServer } from '../support/oauth-client.js';
 
 describe('isPublicAddress', () => {
