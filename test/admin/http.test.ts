@@ -210,6 +210,11 @@ describeEachBackend('admin API: the token, the HTTP layer, the log and the docum
         '/admin/v1/users/{id}/contacts/import': ['post'],
         '/admin/v1/users/{id}/contacts/{contactId}/merge': ['post'],
         '/admin/v1/users/{id}/contacts/{contactId}': ['delete'],
+        '/admin/v1/users/{id}/webhooks': ['post', 'get'],
+        '/admin/v1/webhooks/{webhookId}': ['get', 'patch', 'delete'],
+        '/admin/v1/webhooks/{webhookId}/rotate-secret': ['post'],
+        '/admin/v1/webhooks/{webhookId}/deliveries': ['get'],
+        '/admin/v1/webhooks/{webhookId}/replay': ['post'],
         '/admin/v1/openapi.json': ['get'],
       });
     });
