@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { KEY_PREFIX_PATTERN } from './domain/api-key.js';
-import { parseOAuthConfig, type OAuthConfig } from './oauth/oauth-config.js';
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE, parseRetrySchedule } from './domain/webhooks.js';
+import { parseBoolean, parseOAuthConfig, type OAuthConfig } from './oauth/oauth-config.js';
 import { parseDatabaseUrl, type DatabaseTarget } from './store/open-store.js';
 import { DEFAULT_POOL } from './store/store.js';
 
@@ -96,6 +97,23 @@ export interface Config {
   readonly openApi: OpenApiConfig;
   /** The admin API (docs/admin-api.md): ADMIN_TOKEN, ADMIN_HOST, ADMIN_PORT, ADMIN_BODY_LIMIT_MB. */
   readonly admin: AdminConfig;
+  /** Webhook delivery (docs/webhooks.md): WEBHOOK_RETRY_SCHEDULE, WEBHOOK_TIMEOUT_MS, WEBHOOKS_ALLOW_PRIVATE_URLS. */
+  readonly webhooks: WebhooksConfig;
+}
+
+export interface WebhooksConfig {
+  /**
+   * WEBHOOK_RETRY_SCHEDULE (default `5s,5m,30m,2h,5h,10h,14h,20h,24h`): the waits before each retry of a failed
+   * delivery, in milliseconds, each jittered by ±20 %; once the last retry fails the endpoint is disabled.
+   */
+  readonly retrySchedule: readonly number[];
+  /** WEBHOOK_TIMEOUT_MS (default 15000): one whole attempt, connection to the response's end. */
+  readonly timeoutMs: number;
+  /**
+   * WEBHOOKS_ALLOW_PRIVATE_URLS (default false): endpoints may be plain http and on loopback, private, link-local or
+   * metadata addresses. For tests and private deployments: it opens delivery to the inside network.
+   */
+  readonly allowPrivateUrls: boolean;
 }
 
 export interface AdminConfig {
@@ -162,6 +180,7 @@ export const DEFAULT_DB_STATEMENT_TIMEOUT_MS = 5_000;
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 export const DEFAULT_ADMIN_PORT = 3001;
 export const DEFAULT_ADMIN_BODY_LIMIT_MB = 64;
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
 /** An admin token must be long enough that guessing it is hopeless. */
 export const ADMIN_TOKEN_MIN_LENGTH = 32;
 const HOUR_MS = 3_600_000;
@@ -238,6 +257,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, listen: { host?
       contact: read('API_CONTACT', () => parseApiContact(env.API_CONTACT)),
     }),
     admin: parseAdmin(env, port),
+    webhooks: Object.freeze({
+      retrySchedule: read('WEBHOOK_RETRY_SCHEDULE', () =>
+        Object.freeze(
+          parseRetrySchedule(isUnset(env.WEBHOOK_RETRY_SCHEDULE) ? DEFAULT_WEBHOOK_RETRY_SCHEDULE : env.WEBHOOK_RETRY_SCHEDULE),
+        ),
+      ),
+      timeoutMs: read('WEBHOOK_TIMEOUT_MS', () => parseInteger(env.WEBHOOK_TIMEOUT_MS, DEFAULT_WEBHOOK_TIMEOUT_MS, 100, HOUR_MS)),
+      allowPrivateUrls: read('WEBHOOKS_ALLOW_PRIVATE_URLS', () => parseBoolean(env.WEBHOOKS_ALLOW_PRIVATE_URLS)),
+    }),
   });
 }
 

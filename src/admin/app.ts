@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AdminConfig, Config } from '../config.js';
+import type { AdminConfig, Config, WebhooksConfig } from '../config.js';
 import type { Metrics } from '../http/metrics.js';
 import errors from '../http/plugins/errors.js';
 import metrics from '../http/plugins/metrics.js';
@@ -19,18 +19,29 @@ import { adminContactRoutes } from './routes/contacts.js';
 import { adminKeyRoutes } from './routes/keys.js';
 import { adminOpenApiRoute } from './routes/openapi.js';
 import { adminUserRoutes } from './routes/users.js';
+import { adminWebhookRoutes } from './routes/webhooks.js';
 import { validationError } from './validation-errors.js';
 
 /** How long a request waits for another with its Idempotency-Key to finish, at most: half the request timeout else. */
 const MAX_IN_PROGRESS_WAIT_MS = 5_000;
 
+const DAY_MS = 86_400_000;
+
 /** Where every admin operation lives. */
 export const ADMIN_PREFIX = '/admin/v1';
 
-/** The settings the admin app reads (src/config.ts parses them): the admin API's own, and the request bounds. */
-export interface AdminAppConfig extends Pick<Config, 'apiKeyPrefix' | 'requestTimeoutMs' | 'maxInflightRequests' | 'hstsMaxAgeSeconds'> {
+/**
+ * The settings the admin app reads (src/config.ts parses them): the admin API's own, the request bounds, and what
+ * webhook endpoints are checked against (their URLs, and times within the change log's retention).
+ */
+export interface AdminAppConfig extends Pick<
+  Config,
+  'apiKeyPrefix' | 'requestTimeoutMs' | 'maxInflightRequests' | 'hstsMaxAgeSeconds' | 'changesRetentionDays'
+> {
   /** ADMIN_TOKEN, which every request must carry, and ADMIN_BODY_LIMIT_MB. */
   readonly admin: Pick<AdminConfig, 'bodyLimitMb'> & { readonly token: string };
+  /** WEBHOOKS_ALLOW_PRIVATE_URLS. */
+  readonly webhooks: Pick<WebhooksConfig, 'allowPrivateUrls'>;
 }
 
 export interface AdminAppDependencies {
@@ -81,6 +92,10 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
       await admin.register(adminUserRoutes, { store });
       await admin.register(adminKeyRoutes, { store, apiKeyPrefix: config.apiKeyPrefix });
       await admin.register(adminContactRoutes, { store, bodyLimitBytes: config.admin.bodyLimitMb * 1024 * 1024 });
+      await admin.register(adminWebhookRoutes, {
+        store,
+        policy: { allowPrivate: config.webhooks.allowPrivateUrls, retentionMs: config.changesRetentionDays * DAY_MS },
+      });
       await admin.register(adminOpenApiRoute);
     },
     { prefix: ADMIN_PREFIX },

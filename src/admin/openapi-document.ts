@@ -11,7 +11,8 @@ export function adminOpenApiOptions(settings: { apiKeyPrefix: string }): Swagger
         title: 'Contacts Admin API',
         version: '1.0.0',
         description: [
-          'The host product’s API to the Contacts Read API: its users, their plans and API keys, and their contacts.',
+          'The host product’s API to the Contacts Read API: its users, their plans and API keys, their contacts, and the',
+          'webhook endpoints their changes are pushed to.',
           'Internal: it listens on its own address (`ADMIN_HOST:ADMIN_PORT`), never on the public port.',
           '',
           'Every error body is JSON `{ "error": string }`; a 400 names the field.',
@@ -49,6 +50,7 @@ export function adminOpenApiOptions(settings: { apiKeyPrefix: string }): Swagger
         { name: 'users', description: 'The host product’s users and their plans' },
         { name: 'keys', description: 'Users’ API keys' },
         { name: 'contacts', description: 'Users’ contacts: import, merge, delete' },
+        { name: 'webhooks', description: 'Users’ webhook endpoints: their changes pushed as signed Standard Webhooks events' },
         { name: 'meta', description: 'About this API' },
       ],
     },

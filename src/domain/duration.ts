@@ -1,15 +1,19 @@
 import { InputError } from './errors.js';
 
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const MAX_MS = 100 * 365 * UNIT_MS.d;
 
-/** Parses a duration such as `30s`, `15m`, `12h` or `90d` into milliseconds. */
-export function parseDuration(text: string): number {
-  const match = /^(\d+)([smhd])$/.exec(text.trim());
+/**
+ * Parses a duration such as `30s`, `15m`, `12h` or `90d` into milliseconds; with `milliseconds`, `250ms` too (a
+ * setting that tests shorten, such as WEBHOOK_RETRY_SCHEDULE).
+ */
+export function parseDuration(text: string, options: { milliseconds?: boolean } = {}): number {
+  const match = (options.milliseconds ? /^(\d+)(ms|[smhd])$/ : /^(\d+)([smhd])$/).exec(text.trim());
   const amount = match ? Number(match[1]) : Number.NaN;
   const ms = match ? amount * UNIT_MS[match[2] as keyof typeof UNIT_MS] : Number.NaN;
   if (!Number.isSafeInteger(ms) || ms <= 0 || ms > MAX_MS) {
-    throw new InputError(`Invalid duration "${text}"; use a positive number followed by s, m, h or d (e.g. 30s, 90d)`);
+    const units = options.milliseconds ? 'ms, s, m, h or d (e.g. 500ms, 30s, 90d)' : 's, m, h or d (e.g. 30s, 90d)';
+    throw new InputError(`Invalid duration "${text}"; use a positive number followed by ${units}`);
   }
   return ms;
 }

@@ -112,7 +112,8 @@ function parseColor(text: string | undefined): string {
   return trimmed;
 }
 
-function parseBoolean(text: string | undefined): boolean {
+/** `true` or `false` (any case); unset or blank is false. */
+export function parseBoolean(text: string | undefined): boolean {
   const trimmed = text?.trim().toLowerCase() ?? '';
   if (trimmed === '' || trimmed === 'false') return false;
   if (trimmed === 'true') return true;

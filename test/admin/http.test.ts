@@ -191,6 +191,24 @@ describeEachBackend('admin API: the token, the HTTP layer, the log and the docum
       const text = logs.text();
       for (const secret of [TEST_ADMIN_TOKEN, created.key, rotated.key, created.key.slice(9), email]) expect(text).not.toContain(secret);
     });
+
+    it('a webhook call notes the endpoint and its owner; never its secret nor its URL', async () => {
+      const user = await createUser(db().store);
+      const url = `https://hooks.example.com/${randomUUID()}`;
+      const { json: webhook } = await admin.request('POST', `/admin/v1/users/${user.id}/webhooks`, { body: { url } });
+      const { json: rotated } = await admin.request('POST', `/admin/v1/webhooks/${webhook.id}/rotate-secret`);
+      await admin.request('PATCH', `/admin/v1/webhooks/${webhook.id}`, { body: { status: 'disabled' } });
+      await admin.request('DELETE', `/admin/v1/webhooks/${webhook.id}`);
+      const calls = logs.lines().filter((line) => line.msg === 'admin call' && line.webhookId === webhook.id);
+      expect(calls.map(({ method, route, userId, status }) => ({ method, route, userId, status }))).toEqual([
+        { method: 'POST', route: '/admin/v1/users/:id/webhooks', userId: user.id, status: 201 },
+        { method: 'POST', route: '/admin/v1/webhooks/:webhookId/rotate-secret', userId: undefined, status: 200 },
+        { method: 'PATCH', route: '/admin/v1/webhooks/:webhookId', userId: user.id, status: 200 },
+        { method: 'DELETE', route: '/admin/v1/webhooks/:webhookId', userId: undefined, status: 204 },
+      ]);
+      const text = logs.text();
+      for (const secret of [webhook.secret, rotated.secret, url]) expect(text).not.toContain(secret);
+    });
   });
 
   describe('the document', () => {
@@ -210,6 +228,11 @@ describeEachBackend('admin API: the token, the HTTP layer, the log and the docum
         '/admin/v1/users/{id}/contacts/import': ['post'],
         '/admin/v1/users/{id}/contacts/{contactId}/merge': ['post'],
         '/admin/v1/users/{id}/contacts/{contactId}': ['delete'],
+        '/admin/v1/users/{id}/webhooks': ['post', 'get'],
+        '/admin/v1/webhooks/{webhookId}': ['get', 'patch', 'delete'],
+        '/admin/v1/webhooks/{webhookId}/rotate-secret': ['post'],
+        '/admin/v1/webhooks/{webhookId}/deliveries': ['get'],
+        '/admin/v1/webhooks/{webhookId}/replay': ['post'],
         '/admin/v1/openapi.json': ['get'],
       });
     });

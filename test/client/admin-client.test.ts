@@ -134,6 +134,48 @@ describeEachBackend('ContactsAdminClient against the admin API', (db) => {
     await expect(admin.deleteContact(overHttp.id, survivor)).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it('manages a user’s webhook endpoint: create (secret once), list, read, change, rotate, deliveries, replay, delete', async () => {
+    const admin = clientWith();
+    const user = await admin.createUser({ email: newEmail(), plan: 'pro' });
+    const url = 'https://hooks.example.com/contacts';
+    const created = await admin.createWebhook(user.id, { url, events: ['contact.upserted'] }, { idempotencyKey: randomUUID() });
+    expect(created).toMatchObject({ url, events: ['contact.upserted'], status: 'enabled', lag: { events: 0, seconds: 0 } });
+    expect(created.secret).toMatch(/^whsec_/);
+    const { secret: _secret, ...webhook } = created;
+    expect(await admin.listWebhooks(user.id)).toEqual([webhook]);
+    expect(await admin.getWebhook(created.id)).toEqual(webhook);
+
+    const disabled = await admin.updateWebhook(created.id, { status: 'disabled', description: 'paused' });
+    expect(disabled).toMatchObject({ status: 'disabled', description: 'paused', disabled_reason: expect.any(String) });
+    await expect(admin.replayWebhook(created.id, new Date())).rejects.toBeInstanceOf(ConflictError);
+    expect(await admin.updateWebhook(created.id, { status: 'enabled' })).toMatchObject({ status: 'enabled', disabled_reason: null });
+    expect(await admin.replayWebhook(created.id, new Date(Date.now() - 60_000))).toMatchObject({ id: created.id, status: 'enabled' });
+
+    const rotated = await admin.rotateWebhookSecret(created.id);
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(created.secret);
+
+    await db().store.webhooks.recordDeliveries(
+      [1, 2, 3].map((attempt) => ({
+        webhookId: created.id,
+        eventId: 'msg_client',
+        type: 'contact.upserted' as const,
+        attempt,
+        statusCode: attempt === 3 ? 200 : 503,
+        error: attempt === 3 ? null : 'HTTP 503',
+        durationMs: 5,
+        attemptedAt: new Date(Date.now() - 10_000 + attempt * 1000).toISOString(),
+      })),
+    );
+    expect((await admin.listWebhookDeliveries(created.id, { limit: 2 })).map((delivery) => delivery.attempt)).toEqual([3, 2]);
+    expect(await admin.listWebhookDeliveries(created.id)).toHaveLength(3);
+    await expect(admin.createWebhook(user.id, { url: 'https://10.0.0.7/hook' })).rejects.toBeInstanceOf(BadRequestError);
+
+    await admin.deleteWebhook(created.id);
+    await expect(admin.getWebhook(created.id)).rejects.toBeInstanceOf(NotFoundError);
+    expect(await admin.listWebhooks(user.id)).toEqual([]);
+  });
+
   it('an Idempotency-Key gives the first answer again (the same key, never a second one); with another body, IdempotencyKeyReusedError', async () => {
     const admin = clientWith();
     const user = await admin.createUser({ email: newEmail(), plan: 'pro' });

@@ -1,8 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createProgram } from '../../src/cli/program.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE, parseRetrySchedule } from '../../src/domain/webhooks.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DOCS = [
@@ -43,6 +45,13 @@ const PARSED_DEFAULTS: Record<string, (config: Config) => unknown> = {
   KEY_CACHE_TTL_MS: (config) => config.keyCacheTtlMs,
   LISTING_CACHE_TTL_MS: (config) => config.listingCacheTtlMs,
   CHANGES_RETENTION_DAYS: (config) => config.changesRetentionDays,
+  // The table spells the schedule as the variable takes it; the config holds the waits it parses to.
+  WEBHOOK_RETRY_SCHEDULE: (config) =>
+    isDeepStrictEqual(config.webhooks.retrySchedule, parseRetrySchedule(DEFAULT_WEBHOOK_RETRY_SCHEDULE))
+      ? DEFAULT_WEBHOOK_RETRY_SCHEDULE
+      : config.webhooks.retrySchedule,
+  WEBHOOK_TIMEOUT_MS: (config) => config.webhooks.timeoutMs,
+  WEBHOOKS_ALLOW_PRIVATE_URLS: (config) => config.webhooks.allowPrivateUrls,
   DB_STATEMENT_TIMEOUT_MS: (config) => config.dbStatementTimeoutMs,
   DB_POOL_SIZE: (config) => config.dbPool.size,
   DB_QUEUE_LIMIT: (config) => config.dbPool.queueLimit,

@@ -54,6 +54,11 @@ describe('loadConfig defaults', () => {
       contactUrlTemplate: null,
       openApi: { publicUrl: '/', contact: null },
       admin: { token: null, host: '127.0.0.1', port: 3001, bodyLimitMb: 64 },
+      webhooks: {
+        retrySchedule: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000],
+        timeoutMs: 15_000,
+        allowPrivateUrls: false,
+      },
     });
   });
 
@@ -368,5 +373,20 @@ describe('loadConfig OAuth and links', () => {
     expect(configError({ ADMIN_TOKEN: token, ADMIN_PORT: '3000' }).message).toBe('ADMIN_PORT must differ from the public port (3000)');
     expect(() => loadConfig({ ADMIN_TOKEN: token, ADMIN_PORT: '4000' }, { port: 4000 })).toThrow(/^ADMIN_PORT must differ/);
     expect(loadConfig({ ADMIN_TOKEN: token, ADMIN_PORT: '0' }, { port: 0 }).admin.port).toBe(0);
+  });
+});
+
+describe('loadConfig webhooks', () => {
+  it('reads the retry schedule, the attempt timeout and whether private URLs are allowed', () => {
+    const env = { WEBHOOK_RETRY_SCHEDULE: '50ms,50ms', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' };
+    expect(loadConfig(env).webhooks).toEqual({ retrySchedule: [50, 50], timeoutMs: 2000, allowPrivateUrls: true });
+  });
+
+  it('stops at a bad value, naming the variable and the entry', () => {
+    expect(configError({ WEBHOOK_RETRY_SCHEDULE: '5s,soon' }).message).toMatch(
+      /^WEBHOOK_RETRY_SCHEDULE Retry 2 of the schedule: Invalid duration "soon"/,
+    );
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '10' })).toThrow(/^WEBHOOK_TIMEOUT_MS must be an integer from 100 to 3600000/);
+    expect(() => loadConfig({ WEBHOOKS_ALLOW_PRIVATE_URLS: 'yes' })).toThrow(/^WEBHOOKS_ALLOW_PRIVATE_URLS must be true or false/);
   });
 });

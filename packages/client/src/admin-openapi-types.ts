@@ -189,6 +189,125 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/users/{id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a user’s webhook endpoints
+         * @description Every endpoint of the user, oldest first, with its status and lag; never a secret.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Make a webhook endpoint for a user
+         * @description Makes an endpoint that receives the user’s changes as signed Standard Webhooks events, and answers with its
+         *     signing secret: in this answer only. Send an `Idempotency-Key` so that a retry after a lost answer gets the same
+         *     endpoint and secret back. The endpoint starts at the current end of the change log, or at `since`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description The endpoint, its status, why it is disabled, and how far its cursor is behind the change log; never its secret.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint and its delivery attempts; an attempt already under way may still reach the receiver.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the fields given. Disabling stops deliveries at once (the reason says the admin did it); enabling resumes
+         *     from the cursor, or from the current end of the change log when the cursor fell out of its retention (then
+         *     resync with the listing).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint’s signing secret
+         * @description Makes a new signing secret, in this answer only. For 24 hours every delivery carries two signatures, the new
+         *     secret’s and the previous one’s, so that the receiver moves to the new secret without missing an event.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook endpoint’s delivery attempts
+         * @description The latest attempts first, successful and failed, kept for 7 days.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{webhookId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a webhook endpoint’s events again from a time
+         * @description Moves the endpoint’s cursor back to `since` (within the change log’s retention): the changes since then are
+         *     delivered again, with their original `webhook-id`, so a receiver that deduplicates sees nothing twice. Each
+         *     contact is delivered in its latest state, as the change feed gives it. A disabled endpoint is a 409: enable it first.
+         */
+        post: operations["replayWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2299,6 +2418,1506 @@ export interface operations {
             };
             /** @description The body is larger than the operation takes (1 MiB); a body declared larger is not read, and the connection is closed. */
             413: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request line and headers too large: at most 16 KB together`. The connection is closed. */
+            431: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error; temporary. The body never carries internals. */
+            500: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`), or the server already has as many requests in progress as it takes (`Too many requests in progress; retry in a second`, with `Retry-After`; never on `/healthz` and `/readyz`). Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds to wait, when the database or the server is busy. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user’s id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user’s endpoints. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every endpoint of the user, oldest first. */
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The endpoint’s id.
+                             */
+                            id: string;
+                            /**
+                             * @description Where the events are POSTed.
+                             * @example https://hooks.example.com/contacts
+                             */
+                            url: string;
+                            /**
+                             * @description The event types delivered; changes of other types are skipped.
+                             * @example [
+                             *       "contact.upserted"
+                             *     ]
+                             */
+                            events: ("contact.upserted" | "contact.merged" | "contact.deleted")[];
+                            /** @description What the endpoint is for, or null. */
+                            description: string | null;
+                            /**
+                             * @description `enabled`: events are delivered; `disabled`: none are, until it is enabled again.
+                             * @enum {string}
+                             */
+                            status: "enabled" | "disabled";
+                            /**
+                             * @description Why it is disabled (by the admin, a `410 Gone`, retries exhausted, or the change log’s retention); null while enabled.
+                             * @example retries exhausted: 9 attempts failed, the last with HTTP 503
+                             */
+                            disabled_reason: string | null;
+                            /** @description How far the endpoint’s cursor is behind its owner’s change log. */
+                            lag: {
+                                /** @description Contacts whose last change is past the cursor, of every type: to be delivered, or skipped when not subscribed. */
+                                events: number;
+                                /** @description Seconds since the oldest of them changed; 0 when none waits. */
+                                seconds: number;
+                            };
+                            /**
+                             * Format: date-time
+                             * @example 2026-05-01T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-05-01T09:30:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not what the operation takes: the message names the field, parameter or header. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
+            400: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No `Authorization: Bearer <ADMIN_TOKEN>`, or another token: always `Missing or invalid admin token`. */
+            401: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Always `Bearer realm="contacts-admin"`. */
+                    "WWW-Authenticate": "Bearer realm=\"contacts-admin\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or no operation at this path (`No such endpoint: <METHOD> <path>`). */
+            404: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path does not serve this method: `Method <METHOD> is not allowed on <path>; allowed: <methods>`. */
+            405: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods the path serves, like `GET, PATCH, DELETE`. */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            408: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the operation takes (1 MiB); a body declared larger is not read, and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request line and headers too large: at most 16 KB together`. The connection is closed. */
+            431: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error; temporary. The body never carries internals. */
+            500: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`), or the server already has as many requests in progress as it takes (`Too many requests in progress; retry in a second`, with `Retry-After`; never on `/healthz` and `/readyz`). Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds to wait, when the database or the server is busy. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The user’s id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Where to POST the events: `https`, on a public address (unless the deployment allows private ones).
+                     * @example https://hooks.example.com/contacts
+                     */
+                    url: string;
+                    /**
+                     * @description The event types to deliver; all three when absent.
+                     * @example [
+                     *       "contact.upserted"
+                     *     ]
+                     */
+                    events?: ("contact.upserted" | "contact.merged" | "contact.deleted")[];
+                    /** @description What the endpoint is for; trimmed, blank or null means none. */
+                    description?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description Deliver the changes made since this time (within the change log’s retention); absent: only changes from now.
+                     * @example 2026-05-01T09:30:00.000Z
+                     */
+                    since?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new endpoint, with its secret: shown this once. */
+            201: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The endpoint’s id.
+                         */
+                        id: string;
+                        /**
+                         * @description Where the events are POSTed.
+                         * @example https://hooks.example.com/contacts
+                         */
+                        url: string;
+                        /**
+                         * @description The event types delivered; changes of other types are skipped.
+                         * @example [
+                         *       "contact.upserted"
+                         *     ]
+                         */
+                        events: ("contact.upserted" | "contact.merged" | "contact.deleted")[];
+                        /** @description What the endpoint is for, or null. */
+                        description: string | null;
+                        /**
+                         * @description `enabled`: events are delivered; `disabled`: none are, until it is enabled again.
+                         * @enum {string}
+                         */
+                        status: "enabled" | "disabled";
+                        /**
+                         * @description Why it is disabled (by the admin, a `410 Gone`, retries exhausted, or the change log’s retention); null while enabled.
+                         * @example retries exhausted: 9 attempts failed, the last with HTTP 503
+                         */
+                        disabled_reason: string | null;
+                        /** @description How far the endpoint’s cursor is behind its owner’s change log. */
+                        lag: {
+                            /** @description Contacts whose last change is past the cursor, of every type: to be delivered, or skipped when not subscribed. */
+                            events: number;
+                            /** @description Seconds since the oldest of them changed; 0 when none waits. */
+                            seconds: number;
+                        };
+                        /**
+                         * Format: date-time
+                         * @example 2026-05-01T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-05-01T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        /**
+                         * @description The signing secret, `whsec_` and base64 as every Standard Webhooks library takes it: shown in this answer only. Give it to the receiver now.
+                         * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3Q5lJ7J9k7w=
+                         */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description The request is not what the operation takes: the message names the field, parameter or header. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
+            400: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No `Authorization: Bearer <ADMIN_TOKEN>`, or another token: always `Missing or invalid admin token`. */
+            401: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Always `Bearer realm="contacts-admin"`. */
+                    "WWW-Authenticate": "Bearer realm=\"contacts-admin\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or no operation at this path (`No such endpoint: <METHOD> <path>`). */
+            404: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path does not serve this method: `Method <METHOD> is not allowed on <path>; allowed: <methods>`. */
+            405: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods the path serves, like `GET, PATCH, DELETE`. */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            408: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with what exists. */
+            409: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the operation takes (1 MiB); a body declared larger is not read, and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json`, or has no Content-Type: `Content-Type must be application/json`. */
+            415: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `Idempotency-Key` came with another request (another body, content type or path) within the last 24 hours. */
+            422: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request line and headers too large: at most 16 KB together`. The connection is closed. */
+            431: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error; temporary. The body never carries internals. */
+            500: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`), or the server already has as many requests in progress as it takes (`Too many requests in progress; retry in a second`, with `Retry-After`; never on `/healthz` and `/readyz`). Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds to wait, when the database or the server is busy. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint’s id (a UUID). */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The endpoint’s id.
+                         */
+                        id: string;
+                        /**
+                         * @description Where the events are POSTed.
+                         * @example https://hooks.example.com/contacts
+                         */
+                        url: string;
+                        /**
+                         * @description The event types delivered; changes of other types are skipped.
+                         * @example [
+                         *       "contact.upserted"
+                         *     ]
+                         */
+                        events: ("contact.upserted" | "contact.merged" | "contact.deleted")[];
+                        /** @description What the endpoint is for, or null. */
+                        description: string | null;
+                        /**
+                         * @description `enabled`: events are delivered; `disabled`: none are, until it is enabled again.
+                         * @enum {string}
+                         */
+                        status: "enabled" | "disabled";
+                        /**
+                         * @description Why it is disabled (by the admin, a `410 Gone`, retries exhausted, or the change log’s retention); null while enabled.
+                         * @example retries exhausted: 9 attempts failed, the last with HTTP 503
+                         */
+                        disabled_reason: string | null;
+                        /** @description How far the endpoint’s cursor is behind its owner’s change log. */
+                        lag: {
+                            /** @description Contacts whose last change is past the cursor, of every type: to be delivered, or skipped when not subscribed. */
+                            events: number;
+                            /** @description Seconds since the oldest of them changed; 0 when none waits. */
+                            seconds: number;
+                        };
+                        /**
+                         * Format: date-time
+                         * @example 2026-05-01T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-05-01T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The request is not what the operation takes: the message names the field, parameter or header. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
+            400: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No `Authorization: Bearer <ADMIN_TOKEN>`, or another token: always `Missing or invalid admin token`. */
+            401: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Always `Bearer realm="contacts-admin"`. */
+                    "WWW-Authenticate": "Bearer realm=\"contacts-admin\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or no operation at this path (`No such endpoint: <METHOD> <path>`). */
+            404: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path does not serve this method: `Method <METHOD> is not allowed on <path>; allowed: <methods>`. */
+            405: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods the path serves, like `GET, PATCH, DELETE`. */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            408: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the operation takes (1 MiB); a body declared larger is not read, and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request line and headers too large: at most 16 KB together`. The connection is closed. */
+            431: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error; temporary. The body never carries internals. */
+            500: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`), or the server already has as many requests in progress as it takes (`Too many requests in progress; retry in a second`, with `Retry-After`; never on `/healthz` and `/readyz`). Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds to wait, when the database or the server is busy. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint’s id (a UUID). */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint is gone. No body. */
+            204: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not what the operation takes: the message names the field, parameter or header. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
+            400: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No `Authorization: Bearer <ADMIN_TOKEN>`, or another token: always `Missing or invalid admin token`. */
+            401: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Always `Bearer realm="contacts-admin"`. */
+                    "WWW-Authenticate": "Bearer realm=\"contacts-admin\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or no operation at this path (`No such endpoint: <METHOD> <path>`). */
+            404: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path does not serve this method: `Method <METHOD> is not allowed on <path>; allowed: <methods>`. */
+            405: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods the path serves, like `GET, PATCH, DELETE`. */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            408: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the operation takes (1 MiB); a body declared larger is not read, and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request line and headers too large: at most 16 KB together`. The connection is closed. */
+            431: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error; temporary. The body never carries internals. */
+            500: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`), or the server already has as many requests in progress as it takes (`Too many requests in progress; retry in a second`, with `Retry-After`; never on `/healthz` and `/readyz`). Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds to wait, when the database or the server is busy. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint’s id (a UUID). */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change; a field left out keeps its value. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A new URL, checked as at creation.
+                     * @example https://hooks.example.com/contacts
+                     */
+                    url?: string;
+                    /**
+                     * @description The event types to deliver from now.
+                     * @example [
+                     *       "contact.upserted"
+                     *     ]
+                     */
+                    events?: ("contact.upserted" | "contact.merged" | "contact.deleted")[];
+                    /** @description What the endpoint is for; trimmed, blank or null means none. */
+                    description?: string | null;
+                    /**
+                     * @description Disable or enable. An enabled endpoint resumes from its cursor, or from now when its cursor fell out of the change log’s retention.
+                     * @enum {string}
+                     */
+                    status?: "enabled" | "disabled";
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint, changed. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The endpoint’s id.
+                         */
+                        id: string;
+                        /**
+                         * @description Where the events are POSTed.
+                         * @example https://hooks.example.com/contacts
+                         */
+                        url: string;
+                        /**
+                         * @description The event types delivered; changes of other types are skipped.
+                         * @example [
+                         *       "contact.upserted"
+                         *     ]
+                         */
+                        events: ("contact.upserted" | "contact.merged" | "contact.deleted")[];
+                        /** @description What the endpoint is for, or null. */
+                        description: string | null;
+                        /**
+                         * @description `enabled`: events are delivered; `disabled`: none are, until it is enabled again.
+                         * @enum {string}
+                         */
+                        status: "enabled" | "disabled";
+                        /**
+                         * @description Why it is disabled (by the admin, a `410 Gone`, retries exhausted, or the change log’s retention); null while enabled.
+                         * @example retries exhausted: 9 attempts failed, the last with HTTP 503
+                         */
+                        disabled_reason: string | null;
+                        /** @description How far the endpoint’s cursor is behind its owner’s change log. */
+                        lag: {
+                            /** @description Contacts whose last change is past the cursor, of every type: to be delivered, or skipped when not subscribed. */
+                            events: number;
+                            /** @description Seconds since the oldest of them changed; 0 when none waits. */
+                            seconds: number;
+                        };
+                        /**
+                         * Format: date-time
+                         * @example 2026-05-01T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-05-01T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The request is not what the operation takes: the message names the field, parameter or header. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
+            400: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No `Authorization: Bearer <ADMIN_TOKEN>`, or another token: always `Missing or invalid admin token`. */
+            401: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Always `Bearer realm="contacts-admin"`. */
+                    "WWW-Authenticate": "Bearer realm=\"contacts-admin\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or no operation at this path (`No such endpoint: <METHOD> <path>`). */
+            404: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path does not serve this method: `Method <METHOD> is not allowed on <path>; allowed: <methods>`. */
+            405: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods the path serves, like `GET, PATCH, DELETE`. */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            408: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the operation takes (1 MiB); a body declared larger is not read, and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request line and headers too large: at most 16 KB together`. The connection is closed. */
+            431: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error; temporary. The body never carries internals. */
+            500: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`), or the server already has as many requests in progress as it takes (`Too many requests in progress; retry in a second`, with `Retry-After`; never on `/healthz` and `/readyz`). Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds to wait, when the database or the server is busy. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The endpoint’s id (a UUID). */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        /** @description No fields: an empty object, or no body. The previous secret signs for 24 hours more. */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The new secret: shown this once. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The signing secret, `whsec_` and base64 as every Standard Webhooks library takes it: shown in this answer only. Give it to the receiver now.
+                         * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3Q5lJ7J9k7w=
+                         */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description The request is not what the operation takes: the message names the field, parameter or header. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
+            400: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No `Authorization: Bearer <ADMIN_TOKEN>`, or another token: always `Missing or invalid admin token`. */
+            401: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Always `Bearer realm="contacts-admin"`. */
+                    "WWW-Authenticate": "Bearer realm=\"contacts-admin\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or no operation at this path (`No such endpoint: <METHOD> <path>`). */
+            404: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path does not serve this method: `Method <METHOD> is not allowed on <path>; allowed: <methods>`. */
+            405: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods the path serves, like `GET, PATCH, DELETE`. */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            408: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with what exists. */
+            409: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the operation takes (1 MiB); a body declared larger is not read, and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json`, or has no Content-Type: `Content-Type must be application/json`. */
+            415: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `Idempotency-Key` came with another request (another body, content type or path) within the last 24 hours. */
+            422: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request line and headers too large: at most 16 KB together`. The connection is closed. */
+            431: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error; temporary. The body never carries internals. */
+            500: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`), or the server already has as many requests in progress as it takes (`Too many requests in progress; retry in a second`, with `Retry-After`; never on `/healthz` and `/readyz`). Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds to wait, when the database or the server is busy. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many attempts, 1 to 100; 50 when absent.
+                 * @example 20
+                 */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint’s id (a UUID). */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint’s attempts. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The latest attempts first. */
+                        data: {
+                            /**
+                             * @description The event’s `webhook-id`: the same for every attempt at it.
+                             * @example msg_2Kq8ZLM4XWQbH7JD3YRvTn5Cf0
+                             */
+                            event_id: string;
+                            /**
+                             * @description The event’s type.
+                             * @enum {string}
+                             */
+                            type: "contact.upserted" | "contact.merged" | "contact.deleted";
+                            /** @description 1 for the first attempt at the event, 2 for its first retry, … */
+                            attempt: number;
+                            /** @description The receiver’s HTTP status; null when none came (a timeout, a refused connection or address). */
+                            status_code: number | null;
+                            /** @description Why the attempt failed, short, never the response body; null for a 2xx. */
+                            error: string | null;
+                            /** @description How long the attempt took. */
+                            duration_ms: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-05-01T09:30:00.000Z
+                             */
+                            attempted_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not what the operation takes: the message names the field, parameter or header. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
+            400: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No `Authorization: Bearer <ADMIN_TOKEN>`, or another token: always `Missing or invalid admin token`. */
+            401: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Always `Bearer realm="contacts-admin"`. */
+                    "WWW-Authenticate": "Bearer realm=\"contacts-admin\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or no operation at this path (`No such endpoint: <METHOD> <path>`). */
+            404: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path does not serve this method: `Method <METHOD> is not allowed on <path>; allowed: <methods>`. */
+            405: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods the path serves, like `GET, PATCH, DELETE`. */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            408: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the operation takes (1 MiB); a body declared larger is not read, and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request line and headers too large: at most 16 KB together`. The connection is closed. */
+            431: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error; temporary. The body never carries internals. */
+            500: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable: the database is down or did not answer in time, the answer took longer than the request timeout (`Request timed out`), too many requests already wait for the database (`Too many requests are waiting for the database; retry in a second`, with `Retry-After`), or the server already has as many requests in progress as it takes (`Too many requests in progress; retry in a second`, with `Retry-After`; never on `/healthz` and `/readyz`). Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds to wait, when the database or the server is busy. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replayWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The endpoint’s id (a UUID). */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Deliver again the changes made since this time, within the change log’s retention, with their original `webhook-id`.
+                     * @example 2026-05-01T09:30:00.000Z
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint, its cursor moved back: `lag` counts what will be delivered again. */
+            202: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The endpoint’s id.
+                         */
+                        id: string;
+                        /**
+                         * @description Where the events are POSTed.
+                         * @example https://hooks.example.com/contacts
+                         */
+                        url: string;
+                        /**
+                         * @description The event types delivered; changes of other types are skipped.
+                         * @example [
+                         *       "contact.upserted"
+                         *     ]
+                         */
+                        events: ("contact.upserted" | "contact.merged" | "contact.deleted")[];
+                        /** @description What the endpoint is for, or null. */
+                        description: string | null;
+                        /**
+                         * @description `enabled`: events are delivered; `disabled`: none are, until it is enabled again.
+                         * @enum {string}
+                         */
+                        status: "enabled" | "disabled";
+                        /**
+                         * @description Why it is disabled (by the admin, a `410 Gone`, retries exhausted, or the change log’s retention); null while enabled.
+                         * @example retries exhausted: 9 attempts failed, the last with HTTP 503
+                         */
+                        disabled_reason: string | null;
+                        /** @description How far the endpoint’s cursor is behind its owner’s change log. */
+                        lag: {
+                            /** @description Contacts whose last change is past the cursor, of every type: to be delivered, or skipped when not subscribed. */
+                            events: number;
+                            /** @description Seconds since the oldest of them changed; 0 when none waits. */
+                            seconds: number;
+                        };
+                        /**
+                         * Format: date-time
+                         * @example 2026-05-01T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-05-01T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The request is not what the operation takes: the message names the field, parameter or header. The request itself is malformed: no `Host` header, several, or an unparseable request line. */
+            400: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No `Authorization: Bearer <ADMIN_TOKEN>`, or another token: always `Missing or invalid admin token`. */
+            401: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description Always `Bearer realm="contacts-admin"`. */
+                    "WWW-Authenticate": "Bearer realm=\"contacts-admin\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or no operation at this path (`No such endpoint: <METHOD> <path>`). */
+            404: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path does not serve this method: `Method <METHOD> is not allowed on <path>; allowed: <methods>`. */
+            405: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods the path serves, like `GET, PATCH, DELETE`. */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            408: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with what exists. */
+            409: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the operation takes (1 MiB); a body declared larger is not read, and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json`, or has no Content-Type: `Content-Type must be application/json`. */
+            415: {
+                headers: {
+                    /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `Idempotency-Key` came with another request (another body, content type or path) within the last 24 hours. */
+            422: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
                     "Cache-Control": "no-store";

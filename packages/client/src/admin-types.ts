@@ -32,3 +32,21 @@ export type ImportContentType = keyof operations['importContacts']['requestBody'
 
 /** A merge done: the contact `merged` away, and the contact it went `into`. */
 export type MergedContact = JsonBody<operations['mergeContact']['responses'][200]>;
+
+/** A webhook endpoint: `url`, `events`, `status` (`enabled` or `disabled`), `disabled_reason`, `lag`; never its secret. */
+export type Webhook = JsonBody<operations['getWebhook']['responses'][200]>;
+
+/** A new endpoint, with `secret` (`whsec_…`): its signing secret, in this answer only. */
+export type CreatedWebhook = JsonBody<operations['createWebhook']['responses'][201]>;
+
+/** `createWebhook`'s input: `url`; `events` (all three when absent), `description` and `since` optional. */
+export type NewWebhook = RequestJson<operations['createWebhook']>;
+
+/** `updateWebhook`'s input: the fields to change (`url`, `events`, `description`, `status`); the others keep their values. */
+export type WebhookChanges = RequestJson<operations['updateWebhook']>;
+
+/** A rotation's new signing secret; the previous one goes on signing for 24 hours. */
+export type RotatedWebhookSecret = JsonBody<operations['rotateWebhookSecret']['responses'][200]>;
+
+/** One attempt to deliver one event: `event_id` (its `webhook-id`), `type`, `attempt`, `status_code`, `error`, … */
+export type WebhookDelivery = JsonBody<operations['listWebhookDeliveries']['responses'][200]>['data'][number];

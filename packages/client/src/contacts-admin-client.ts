@@ -1,14 +1,20 @@
 import type {
   AdminUser,
   CreatedKey,
+  CreatedWebhook,
   ImportContentType,
   ImportSummary,
   ListedKey,
   MergedContact,
   NewKey,
   NewUser,
+  NewWebhook,
   RotatedKey,
+  RotatedWebhookSecret,
   UserChanges,
+  Webhook,
+  WebhookChanges,
+  WebhookDelivery,
 } from './admin-types.js';
 import { ApiTransport, parseBaseUrl, type TransportOptions } from './api-transport.js';
 import { BadRequestError, ConflictError, IdempotencyKeyReusedError, NotFoundError, type StatusErrors } from './errors.js';
@@ -62,6 +68,12 @@ export interface RotateKeyOptions extends PostOptions {
   overlapSeconds?: number;
 }
 
+/** Options of `listWebhookDeliveries`. */
+export interface DeliveriesOptions extends CallOptions {
+  /** How many attempts, 1 to 100; the server's default (50) when absent. */
+  limit?: number;
+}
+
 interface Call<T> {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
@@ -76,7 +88,7 @@ interface Call<T> {
 
 /**
  * A typed client of the server's admin API (docs/admin-api.md), for the host product's backend: its users, their
- * plans, their API keys and their contacts. The same retries and error classes as ContactsClient; a record that does
+ * plans, their API keys, their contacts and their webhook endpoints. The same retries and error classes as ContactsClient; a record that does
  * not exist is a NotFoundError, a conflict a ConflictError.
  *
  * @example
@@ -188,6 +200,60 @@ export class ContactsAdminClient {
     await this.#send({ method: 'DELETE', path, accept: isEmpty, what: 'no content', options });
   }
 
+  /**
+   * Makes a webhook endpoint for the user (`POST /users/{id}/webhooks`): its signing secret, `secret`, is in this answer
+   * only. The endpoint gets the user's changes from now on, or from `since`.
+   */
+  async createWebhook(userId: string, webhook: NewWebhook, options: PostOptions = {}): Promise<CreatedWebhook> {
+    const path = `users/${segment(userId)}/webhooks`;
+    return this.#send({ method: 'POST', path, json: webhook, accept: isCreatedWebhook, what: 'a new webhook', options });
+  }
+
+  /** Every webhook endpoint of the user (`GET /users/{id}/webhooks`), oldest first; never a secret. */
+  async listWebhooks(userId: string, options: CallOptions = {}): Promise<Webhook[]> {
+    const path = `users/${segment(userId)}/webhooks`;
+    return (await this.#send({ method: 'GET', path, accept: isWebhookList, what: 'a list of webhooks', options })).data;
+  }
+
+  /** The webhook endpoint (`GET /webhooks/{webhookId}`), with its status and lag; NotFoundError when none. */
+  async getWebhook(webhookId: string, options: CallOptions = {}): Promise<Webhook> {
+    return this.#send({ method: 'GET', path: `webhooks/${segment(webhookId)}`, accept: isWebhook, what: 'a webhook', options });
+  }
+
+  /** Changes the fields given (`PATCH /webhooks/{webhookId}`); `status: 'disabled'` stops deliveries, `'enabled'` resumes them. */
+  async updateWebhook(webhookId: string, changes: WebhookChanges, options: CallOptions = {}): Promise<Webhook> {
+    const path = `webhooks/${segment(webhookId)}`;
+    return this.#send({ method: 'PATCH', path, json: changes, accept: isWebhook, what: 'a webhook', options });
+  }
+
+  /** Deletes the webhook endpoint and its delivery attempts (`DELETE /webhooks/{webhookId}`). */
+  async deleteWebhook(webhookId: string, options: CallOptions = {}): Promise<void> {
+    await this.#send({ method: 'DELETE', path: `webhooks/${segment(webhookId)}`, accept: isEmpty, what: 'no content', options });
+  }
+
+  /** A new signing secret (`POST /webhooks/{webhookId}/rotate-secret`), in this answer only; the previous one signs for 24 hours more. */
+  async rotateWebhookSecret(webhookId: string, options: PostOptions = {}): Promise<RotatedWebhookSecret> {
+    const path = `webhooks/${segment(webhookId)}/rotate-secret`;
+    return this.#send({ method: 'POST', path, json: {}, accept: isRotatedSecret, what: 'a new secret', options });
+  }
+
+  /** The endpoint's delivery attempts (`GET /webhooks/{webhookId}/deliveries`), the latest first. */
+  async listWebhookDeliveries(webhookId: string, options: DeliveriesOptions = {}): Promise<WebhookDelivery[]> {
+    const path = `webhooks/${segment(webhookId)}/deliveries`;
+    const query = options.limit === undefined ? undefined : { limit: String(options.limit) };
+    return (await this.#send({ method: 'GET', path, query, accept: isDeliveryList, what: 'a list of deliveries', options })).data;
+  }
+
+  /**
+   * Delivers again the changes since `since` (`POST /webhooks/{webhookId}/replay`), with their original `webhook-id`;
+   * a ConflictError when the endpoint is disabled.
+   */
+  async replayWebhook(webhookId: string, since: string | Date, options: PostOptions = {}): Promise<Webhook> {
+    const json = { since: since instanceof Date ? since.toISOString() : since };
+    const path = `webhooks/${segment(webhookId)}/replay`;
+    return this.#send({ method: 'POST', path, json, accept: isWebhook, what: 'a webhook', options });
+  }
+
   async #send<T>(call: Call<T>): Promise<T> {
     const url = new URL(call.path, this.#base);
     for (const [name, value] of Object.entries(call.query ?? {})) url.searchParams.set(name, value);
@@ -225,5 +291,12 @@ const isKeyList = (value: unknown): value is { data: ListedKey[] } =>
 const isImportSummary = (value: unknown): value is ImportSummary =>
   isObject(value) && ['imported', 'created', 'updated', 'unchanged'].every((name) => Number.isInteger(value[name]));
 const isMerged = (value: unknown): value is MergedContact => hasStrings(value, 'merged', 'into');
+const isWebhook = (value: unknown): value is Webhook => hasStrings(value, 'id', 'url', 'status');
+const isCreatedWebhook = (value: unknown): value is CreatedWebhook => isWebhook(value) && hasStrings(value, 'secret');
+const isWebhookList = (value: unknown): value is { data: Webhook[] } =>
+  isObject(value) && Array.isArray(value.data) && value.data.every(isWebhook);
+const isRotatedSecret = (value: unknown): value is RotatedWebhookSecret => hasStrings(value, 'secret');
+const isDeliveryList = (value: unknown): value is { data: WebhookDelivery[] } =>
+  isObject(value) && Array.isArray(value.data) && value.data.every((delivery) => hasStrings(delivery, 'event_id', 'type'));
 /** A 204's empty body. */
 const isEmpty = (value: unknown): value is undefined => value === undefined;

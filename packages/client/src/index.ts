@@ -11,6 +11,7 @@ export {
   ContactsAdminClient,
   type CallOptions,
   type ContactsAdminClientOptions,
+  type DeliveriesOptions,
   type ImportOptions,
   type PostOptions,
   type RotateKeyOptions,
@@ -36,13 +37,19 @@ export type { components, operations, paths } from './openapi-types.js';
 export type {
   AdminUser,
   CreatedKey,
+  CreatedWebhook,
   ImportContentType,
   ImportSummary,
   ListedKey,
   MergedContact,
   NewKey,
   NewUser,
+  NewWebhook,
   RotatedKey,
+  RotatedWebhookSecret,
   UserChanges,
+  Webhook,
+  WebhookChanges,
+  WebhookDelivery,
 } from './admin-types.js';
 export type { operations as adminOperations, paths as adminPaths } from './admin-openapi-types.js';

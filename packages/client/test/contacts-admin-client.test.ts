@@ -64,6 +64,21 @@ describe('ContactsAdminClient requests', () => {
     ]);
   });
 
+  it('sends the webhook calls to their paths: limit as a query, a replay’s Date as ISO, a rotation with an Idempotency-Key', async () => {
+    const webhook = { id: 'w/1', url: 'https://hooks.example.com/', status: 'enabled' };
+    const { fetch, requests } = scriptedFetch(json(200, { data: [] }), json(202, webhook), json(200, { secret: 'whsec_x' }));
+    const admin = clientWith(fetch);
+    expect(await admin.listWebhookDeliveries('w/1', { limit: 20 })).toEqual([]);
+    expect(await admin.replayWebhook('w/1', new Date('2026-05-01T09:30:00Z'))).toEqual(webhook);
+    expect(await admin.rotateWebhookSecret('w/1')).toEqual({ secret: 'whsec_x' });
+    expect(requests.map((request) => [request.method, request.url, request.headers.get('idempotency-key') !== null])).toEqual([
+      ['GET', 'http://admin.test/prefix/admin/v1/webhooks/w%2F1/deliveries?limit=20', false],
+      ['POST', 'http://admin.test/prefix/admin/v1/webhooks/w%2F1/replay', true],
+      ['POST', 'http://admin.test/prefix/admin/v1/webhooks/w%2F1/rotate-secret', true],
+    ]);
+    expect(await requests[1]!.text()).toBe('{"since":"2026-05-01T09:30:00.000Z"}');
+  });
+
   it('imports the body as it is, with its content type and match_email', async () => {
     const summary = { imported: 1, created: 1, updated: 0, unchanged: 0 };
     const { fetch, requests } = scriptedFetch(json(200, summary));

@@ -4,10 +4,11 @@ import { canonicalId } from '../../domain/ids.js';
 import { loggablePath } from '../../logger.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../../operations/idempotency.js';
 
-/** The users, keys and contacts a call acted on, by id. */
+/** The users, keys, contacts and webhook endpoints a call acted on, by id. */
 export interface AdminTargets {
   userId?: string;
   keyId?: string;
+  webhookId?: string;
   /** The key a rotation made. */
   newKeyId?: string;
   /** The contact a merge kept. */
@@ -16,7 +17,7 @@ export interface AdminTargets {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** What the call acted on beyond its path's ids: the user or key it created. */
+    /** What the call acted on beyond its path's ids: the user, key or webhook endpoint it created. */
     adminTargets: AdminTargets;
   }
 }
@@ -38,11 +39,12 @@ export default fp(
       request.adminTargets = {};
     });
     app.addHook('onResponse', async (request, reply) => {
-      const params = (request.params ?? {}) as { id?: string; keyId?: string; contactId?: string };
+      const params = (request.params ?? {}) as { id?: string; keyId?: string; contactId?: string; webhookId?: string };
       const fromPath = {
         userId: canonicalId(params.id ?? '') ?? undefined,
         keyId: canonicalId(params.keyId ?? '') ?? undefined,
         contactId: canonicalId(params.contactId ?? '') ?? undefined,
+        webhookId: canonicalId(params.webhookId ?? '') ?? undefined,
       };
       request.log.info(
         {

@@ -10,7 +10,8 @@ import {
   SYNC_TOKEN_EXPIRED_MESSAGE,
   type SyncToken,
 } from '../../domain/changes.js';
-import type { ChangeRecord, ContactStore } from '../../store/store.js';
+import { changeJson, upsertJson } from '../../operations/change-json.js';
+import type { ContactStore } from '../../store/store.js';
 import { principalOf } from '../authorize.js';
 import type { ServiceKeySource } from '../service-key.js';
 import { ifNoneMatchOf, notModified } from '../conditional.js';
@@ -81,18 +82,6 @@ interface FeedDependencies {
   contacts: ContactStore;
   retentionMs: number;
   serviceKey: ServiceKeySource;
-}
-
-const upsertJson = (id: string, changedAt: string, contactJson: string) =>
-  `{"type":"upsert","id":${JSON.stringify(id)},"changed_at":${JSON.stringify(changedAt)},"contact":${contactJson}}`;
-
-/** A change as JSON; an upsert embeds the contact's JSON as the database stored it, as the listing sends it. */
-function changeJson(record: ChangeRecord): string {
-  const { state } = record;
-  if (state.kind === 'listable') return upsertJson(record.contactId, record.changedAt, state.json);
-  const head = `{"type":"${state.kind === 'merged' ? 'merge' : 'delete'}","id":${JSON.stringify(record.contactId)},"changed_at":${JSON.stringify(record.changedAt)}`;
-  if (state.kind === 'merged') return `${head},"merged_into":${JSON.stringify(state.mergedInto)}}`;
-  return `${head}}`;
 }
 
 /**
