@@ -1,3 +1,4 @@
+import type { ChangeLogState, ChangePosition } from '../domain/changes.js';
 import type { ChangeRecord } from './store.js';
 
 /** Past every contact id in a seq: a position with no `after` reads from the next seq on. */
@@ -20,4 +21,13 @@ export function changeRecord(ownerId: string, row: ChangeRow): ChangeRecord {
   if (row.contact_owner !== ownerId || row.is_self === true || row.is_self === 1) return { ...base, state: { kind: 'gone' } };
   if (row.merged_into !== null) return { ...base, state: { kind: 'merged', mergedInto: row.merged_into } };
   return { ...base, state: { kind: 'listable', json: row.api_json! } };
+}
+
+/**
+ * Where a replay from a time starts: just before `firstSeq`, the first seq holding a change at or after the time, so
+ * reading after it gives every contact changed since (and any whose change committed later though it was stamped a
+ * little before); the log's current position when nothing changed since.
+ */
+export function positionBefore(firstSeq: number | null, log: ChangeLogState): ChangePosition {
+  return { seq: firstSeq === null ? log.currentSeq : firstSeq - 1, after: null };
 }

@@ -22,7 +22,7 @@ const DEFAULT_RETRY_AFTER_MS = 5_000;
 const DEFAULT_WARN_INTERVAL_MS = 60_000;
 
 /**
- * Contact reads (list, get, search) go to `replica`; keys, users, writes, migrations, readiness and pool
+ * Contact reads (list, get, search) go to `replica`; keys, users, webhooks, writes, migrations, readiness and pool
  * metrics stay on `primary`, so a key revoked or a plan changed is enforced as soon as without a
  * replica, however far the replica lags.
  * Reads may be as stale as the replica's replication lag.
@@ -61,6 +61,7 @@ export function withReadReplica(primary: Store, replica: Store, options: ReadRep
     keys: primary.keys,
     oauth: primary.oauth,
     idempotency: primary.idempotency,
+    webhooks: primary.webhooks,
     contacts: {
       listPage: (ownerId, page) => read((contacts) => contacts.listPage(ownerId, page)),
       listPageJson: (ownerId, page) => read((contacts) => contacts.listPageJson(ownerId, page)),
@@ -74,6 +75,8 @@ export function withReadReplica(primary: Store, replica: Store, options: ReadRep
       changeLog: (ownerId) => primary.contacts.changeLog(ownerId),
       readChanges: (ownerId, after, limit) => primary.contacts.readChanges(ownerId, after, limit),
       readListed: (ownerId, after, limit) => primary.contacts.readListed(ownerId, after, limit),
+      countChangesAfter: (ownerId, after) => primary.contacts.countChangesAfter(ownerId, after),
+      positionAt: (ownerId, time) => primary.contacts.positionAt(ownerId, time),
     },
     pruneChanges: (before, maxRows) => primary.pruneChanges(before, maxRows),
     migrate: () => primary.migrate(),

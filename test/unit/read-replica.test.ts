@@ -31,6 +31,8 @@ function fakeStore(name: string) {
     changeLog: () => answer('changeLog', { currentSeq: 1, changesFrom: 0 }),
     readChanges: () => answer('readChanges', { log: { currentSeq: 1, changesFrom: 0 }, records: [] }),
     readListed: () => answer('readListed', { log: { currentSeq: 1, changesFrom: 0 }, contacts: [] }),
+    countChangesAfter: () => answer('countChangesAfter', 0),
+    positionAt: () => answer('positionAt', { seq: 1, after: null }),
   };
   const store = {
     dialect: POSTGRES_DIALECT,
@@ -38,6 +40,7 @@ function fakeStore(name: string) {
     keys: {} as Store['keys'],
     oauth: {} as Store['oauth'],
     idempotency: {} as Store['idempotency'],
+    webhooks: {} as Store['webhooks'],
     contacts,
     bulkImport: () => answer('bulkImport', { usersCreated: 0, contacts: 0 }),
     migrate: () => answer('migrate', [1]),

@@ -1,11 +1,12 @@
 import type pg from 'pg';
 import type { ChangeLogState, ChangePosition } from '../../domain/changes.js';
 import { canonicalId } from '../../domain/ids.js';
-import { AFTER_EVERY_ID, changeRecord, type ChangeRow } from '../change-record.js';
+import { AFTER_EVERY_ID, changeRecord, type ChangeRow, positionBefore } from '../change-record.js';
 import type { SortKey } from '../../domain/pagination.js';
 import { listableSql } from '../listable.js';
 import type { ChangeRead, ListedRead } from '../store.js';
 import { POSTGRES_DIALECT } from './dialect.js';
+import { pruneOldest } from './prune.js';
 
 const LOG_STATE_SQL = 'SELECT change_seq AS "currentSeq", changes_from AS "changesFrom" FROM owner_listing WHERE owner_id = $1::uuid';
 
@@ -96,12 +97,39 @@ export async function postgresReadListed(pool: pg.Pool, ownerId: string, after: 
   };
 }
 
+const COUNT_CHANGES_SQL =
+  'SELECT count(*)::int AS count FROM contact_changes WHERE owner_id = $1::uuid AND (seq, contact_id) > ($2::bigint, $3::uuid)';
+/** The log's state and, walking the owner's log in seq order (its feed index), the first change at or after the time. */
+const FIRST_SEQ_AT_SQL = `
+  SELECT l.change_seq, (SELECT seq FROM contact_changes WHERE owner_id = $1::uuid AND changed_at >= $2::timestamptz
+    ORDER BY seq LIMIT 1) AS first_seq
+  FROM owner_listing l WHERE l.owner_id = $1::uuid`;
+
+export async function postgresCountChangesAfter(pool: pg.Pool, ownerId: string, after: ChangePosition): Promise<number> {
+  const owner = canonicalId(ownerId);
+  if (owner === null) return 0;
+  const { rows } = await pool.query<{ count: number }>({
+    name: 'changes_count',
+    text: COUNT_CHANGES_SQL,
+    values: [owner, after.seq, after.after ?? AFTER_EVERY_ID],
+  });
+  return rows[0]!.count;
+}
+
+export async function postgresPositionAt(pool: pg.Pool, ownerId: string, time: string): Promise<ChangePosition> {
+  const owner = canonicalId(ownerId);
+  if (owner === null) return { seq: NO_LOG.currentSeq, after: null };
+  const { rows } = await pool.query<{ change_seq: string; first_seq: string | null }>({
+    name: 'changes_position_at',
+    text: FIRST_SEQ_AT_SQL,
+    values: [owner, time],
+  });
+  const row = rows[0];
+  if (!row) return { seq: NO_LOG.currentSeq, after: null };
+  return positionBefore(row.first_seq === null ? null : Number(row.first_seq), { ...NO_LOG, currentSeq: Number(row.change_seq) });
+}
+
 /** Oldest first, a bounded batch: a prune never holds locks on much of the table. */
 export async function postgresPruneChanges(pool: pg.Pool, before: string, maxRows: number): Promise<number> {
-  const { rowCount } = await pool.query(
-    `DELETE FROM contact_changes WHERE ctid IN (
-       SELECT ctid FROM contact_changes WHERE changed_at < $1::timestamptz ORDER BY changed_at LIMIT $2::int)`,
-    [before, maxRows],
-  );
-  return rowCount ?? 0;
+  return pruneOldest(pool, 'contact_changes', 'changed_at', before, maxRows);
 }

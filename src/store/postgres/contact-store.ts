@@ -16,7 +16,7 @@ import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchAsync } from '../search-plan.js';
 import type { ChangeRead, ContactStore, FoundContact, ImportEmails, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
-import { postgresChangeLog, postgresReadChanges, postgresReadListed } from './changes.js';
+import { postgresChangeLog, postgresCountChangesAfter, postgresPositionAt, postgresReadChanges, postgresReadListed } from './changes.js';
 import { ContactWriter, findEmailHolders, findExisting } from './contact-writer.js';
 import { mergeContacts } from './merge.js';
 import { postgresPageSource } from './page-source.js';
@@ -168,5 +168,13 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
 
   async readListed(ownerId: string, after: SortKey | null, limit: number): Promise<ListedRead> {
     return postgresReadListed(this.pool, ownerId, after, limit);
+  }
+
+  async countChangesAfter(ownerId: string, after: ChangePosition): Promise<number> {
+    return postgresCountChangesAfter(this.pool, ownerId, after);
+  }
+
+  async positionAt(ownerId: string, time: string): Promise<ChangePosition> {
+    return postgresPositionAt(this.pool, ownerId, time);
   }
 }

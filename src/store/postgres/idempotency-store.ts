@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { idempotencyWindowStart } from '../../domain/idempotency.js';
 import { claimOfHeld, type HeldIdempotencyKey } from '../idempotency.js';
 import type { IdempotencyClaim, IdempotencyKey, IdempotencyStore } from '../store.js';
+import { pruneOldest } from './prune.js';
 
 /**
  * Takes a free key, one whose window has passed (its answer is forgotten), or the same request's stale claim; returns a
@@ -50,11 +51,6 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   }
 
   async pruneExpired(now: string, maxRows: number): Promise<number> {
-    const { rowCount } = await this.pool.query(
-      `DELETE FROM idempotency_keys WHERE ctid IN (
-         SELECT ctid FROM idempotency_keys WHERE created_at < $1::timestamptz ORDER BY created_at LIMIT $2::int)`,
-      [idempotencyWindowStart(now), maxRows],
-    );
-    return rowCount ?? 0;
+    return pruneOldest(this.pool, 'idempotency_keys', 'created_at', idempotencyWindowStart(now), maxRows);
   }
 }

@@ -560,4 +560,48 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);
     `,
   },
+  {
+    version: 12,
+    name: 'webhooks',
+    // As SQLite's migration 12, in native types. The dispatcher leases endpoints with FOR UPDATE SKIP LOCKED, so two
+    // processes never lease the same one.
+    sql: `
+      CREATE TABLE webhooks (
+        id                      uuid PRIMARY KEY,
+        owner_id                uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        url                     text NOT NULL,
+        events                  text[] NOT NULL,
+        description             text,
+        status                  text NOT NULL CHECK (status IN ('enabled', 'disabled')),
+        disabled_reason         text,
+        sealed_secret           text NOT NULL,
+        sealed_previous_secret  text,
+        previous_secret_until   timestamptz,
+        cursor_seq              bigint NOT NULL,
+        cursor_after            uuid,
+        pending_since           timestamptz NOT NULL,
+        failed_attempts         integer NOT NULL DEFAULT 0,
+        next_attempt_at         timestamptz,
+        lease_holder            text,
+        lease_until             timestamptz,
+        created_at              timestamptz NOT NULL,
+        updated_at              timestamptz NOT NULL
+      );
+      CREATE INDEX webhooks_owner ON webhooks (owner_id, created_at);
+      CREATE INDEX webhooks_enabled ON webhooks (owner_id) WHERE status = 'enabled';
+
+      CREATE TABLE webhook_deliveries (
+        webhook_id    uuid NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+        event_id      text NOT NULL,
+        type          text NOT NULL,
+        attempt       integer NOT NULL,
+        status_code   integer,
+        error         text,
+        duration_ms   integer NOT NULL,
+        attempted_at  timestamptz NOT NULL
+      );
+      CREATE INDEX webhook_deliveries_latest ON webhook_deliveries (webhook_id, attempted_at DESC);
+      CREATE INDEX webhook_deliveries_age ON webhook_deliveries (attempted_at);
+    `,
+  },
 ];

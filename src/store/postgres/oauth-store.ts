@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { secretOrThrow } from '../oauth-secrets.js';
 import type { FoundOAuthRecord, OAuthRecord, OAuthStore } from '../store.js';
+import { pruneOldest } from './prune.js';
 
 const FOUND_COLUMNS = `payload, to_char(consumed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "consumedAt"`;
 
@@ -58,11 +59,6 @@ export class PostgresOAuthStore implements OAuthStore {
   }
 
   async pruneExpired(before: string, maxRows: number): Promise<number> {
-    const { rowCount } = await this.pool.query(
-      `DELETE FROM oauth_records WHERE ctid IN (
-         SELECT ctid FROM oauth_records WHERE expires_at < $1::timestamptz ORDER BY expires_at LIMIT $2::int)`,
-      [before, maxRows],
-    );
-    return rowCount ?? 0;
+    return pruneOldest(this.pool, 'oauth_records', 'expires_at', before, maxRows);
   }
 }

@@ -14,6 +14,7 @@ import type {
   Store,
   StoreOptions,
   UserStore,
+  WebhookStore,
 } from '../store.js';
 import { postgresPruneChanges } from './changes.js';
 import { openPool } from './connection.js';
@@ -25,6 +26,7 @@ import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PostgresOAuthStore } from './oauth-store.js';
 import { inTransaction, joiningTransaction } from './transaction.js';
 import { PostgresUserStore } from './user-store.js';
+import { PostgresWebhookStore } from './webhook-store.js';
 
 /** Connects lazily to the PostgreSQL database at `url`; run migrate() before use. */
 export function openPostgresStore(url: string, options: StoreOptions = {}): Store {
@@ -62,6 +64,7 @@ class PostgresStore implements Store {
   readonly contacts: ContactStore;
   readonly oauth: OAuthStore;
   readonly idempotency: IdempotencyStore;
+  readonly webhooks: WebhookStore;
   private readonly keyUses: KeyUseRecorder;
   private closed = false;
 
@@ -75,6 +78,7 @@ class PostgresStore implements Store {
     this.contacts = new PostgresContactStore(pool, listingOptions);
     this.oauth = new PostgresOAuthStore(pool);
     this.idempotency = new PostgresIdempotencyStore(pool);
+    this.webhooks = new PostgresWebhookStore(pool);
   }
 
   async migrate(): Promise<number[]> {

@@ -1,6 +1,6 @@
 import type { ChangeLogState, ChangePosition } from '../../domain/changes.js';
 import { canonicalId } from '../../domain/ids.js';
-import { AFTER_EVERY_ID, changeRecord, type ChangeRow } from '../change-record.js';
+import { AFTER_EVERY_ID, changeRecord, type ChangeRow, positionBefore } from '../change-record.js';
 import type { SortKey } from '../../domain/pagination.js';
 import { listableSql } from '../listable.js';
 import type { ChangeRead, ListedRead } from '../store.js';
@@ -61,6 +61,25 @@ export function sqliteReadListed(statements: StatementCache, ownerId: string, af
     log: rows.log,
     contacts: rows.rows.map((row) => ({ key: { created_at: row.created_at, id: row.id }, updatedAt: row.updated_at, json: row.api_json })),
   };
+}
+
+const COUNT_CHANGES_SQL = 'SELECT count(*) AS count FROM contact_changes WHERE owner_id = ? AND (seq, contact_id) > (?, ?)';
+/** Walks the owner's log in seq order (its feed index) to the first change at or after the time. */
+const FIRST_SEQ_AT_SQL = 'SELECT seq FROM contact_changes WHERE owner_id = ? AND changed_at >= ? ORDER BY seq LIMIT 1';
+
+export function sqliteCountChangesAfter(statements: StatementCache, ownerId: string, after: ChangePosition): number {
+  const owner = canonicalId(ownerId);
+  if (owner === null) return 0;
+  return (statements.get(COUNT_CHANGES_SQL).get(owner, after.seq, after.after ?? AFTER_EVERY_ID) as { count: number }).count;
+}
+
+export function sqlitePositionAt(statements: StatementCache, ownerId: string, time: string): ChangePosition {
+  const owner = canonicalId(ownerId);
+  if (owner === null) return { seq: NO_LOG.currentSeq, after: null };
+  return statements.db.transaction(() => {
+    const first = statements.get(FIRST_SEQ_AT_SQL).get(owner, time) as { seq: number } | undefined;
+    return positionBefore(first?.seq ?? null, sqliteChangeLog(statements, owner));
+  })();
 }
 
 /** Oldest first, a bounded batch, and only while no other connection writes: a prune never waits for a lock. */

@@ -16,7 +16,7 @@ import type { PagedListingOptions } from '../paged-listing.js';
 import { searchSync } from '../search-plan.js';
 import type { ChangeRead, ContactStore, FoundContact, ImportEmails, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
 import { SqliteBulkLoad } from './bulk-load.js';
-import { sqliteChangeLog, sqliteReadChanges, sqliteReadListed } from './changes.js';
+import { sqliteChangeLog, sqliteCountChangesAfter, sqlitePositionAt, sqliteReadChanges, sqliteReadListed } from './changes.js';
 import { ContactWriter } from './contact-writer.js';
 import { mergeContacts } from './merge.js';
 import { sqlitePageSource } from './page-source.js';
@@ -172,6 +172,14 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
 
   async readListed(ownerId: string, after: SortKey | null, limit: number): Promise<ListedRead> {
     return sqliteReadListed(this.statements, ownerId, after, limit);
+  }
+
+  async countChangesAfter(ownerId: string, after: ChangePosition): Promise<number> {
+    return sqliteCountChangesAfter(this.statements, ownerId, after);
+  }
+
+  async positionAt(ownerId: string, time: string): Promise<ChangePosition> {
+    return sqlitePositionAt(this.statements, ownerId, time);
   }
 }
 

@@ -471,4 +471,50 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);
     `,
   },
+  {
+    version: 12,
+    name: 'webhooks',
+    // An endpoint keeps a cursor into its owner's change log (the log is the outbox: nothing is copied per change), its
+    // retry state and a dispatcher's lease. Deleting a user removes the user's endpoints and their delivery attempts
+    // with the user (cascades). The dispatcher's query reads only enabled endpoints; attempts are listed per endpoint,
+    // latest first, and pruned by age.
+    sql: `
+      CREATE TABLE webhooks (
+        id                      TEXT PRIMARY KEY,
+        owner_id                TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        url                     TEXT NOT NULL,
+        events                  TEXT NOT NULL CHECK (json_type(events) = 'array'),
+        description             TEXT,
+        status                  TEXT NOT NULL CHECK (status IN ('enabled', 'disabled')),
+        disabled_reason         TEXT,
+        sealed_secret           TEXT NOT NULL,
+        sealed_previous_secret  TEXT,
+        previous_secret_until   TEXT,
+        cursor_seq              INTEGER NOT NULL,
+        cursor_after            TEXT,
+        pending_since           TEXT NOT NULL,
+        failed_attempts         INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at         TEXT,
+        lease_holder            TEXT,
+        lease_until             TEXT,
+        created_at              TEXT NOT NULL,
+        updated_at              TEXT NOT NULL
+      );
+      CREATE INDEX webhooks_owner ON webhooks (owner_id, created_at);
+      CREATE INDEX webhooks_enabled ON webhooks (owner_id) WHERE status = 'enabled';
+
+      CREATE TABLE webhook_deliveries (
+        webhook_id    TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+        event_id      TEXT NOT NULL,
+        type          TEXT NOT NULL,
+        attempt       INTEGER NOT NULL,
+        status_code   INTEGER,
+        error         TEXT,
+        duration_ms   INTEGER NOT NULL,
+        attempted_at  TEXT NOT NULL
+      );
+      CREATE INDEX webhook_deliveries_latest ON webhook_deliveries (webhook_id, attempted_at DESC);
+      CREATE INDEX webhook_deliveries_age ON webhook_deliveries (attempted_at);
+    `,
+  },
 ];

@@ -3,7 +3,17 @@ import { importInBulk } from '../bulk-import.js';
 import { KeyUseRecorder } from '../key-use-recorder.js';
 import { pendingMigrations, runMigrations, type MigrationConnection } from '../migrator.js';
 import type { PagedListingOptions } from '../paged-listing.js';
-import type { IdempotencyStore, KeyStore, NewUser, OAuthStore, OwnerBatch, Store, StoreOptions, UserStore } from '../store.js';
+import type {
+  IdempotencyStore,
+  KeyStore,
+  NewUser,
+  OAuthStore,
+  OwnerBatch,
+  Store,
+  StoreOptions,
+  UserStore,
+  WebhookStore,
+} from '../store.js';
 import { SqliteBulkLoad } from './bulk-load.js';
 import { sqlitePruneChanges } from './changes.js';
 import { openDatabase } from './connection.js';
@@ -16,6 +26,7 @@ import { SQLITE_MIGRATIONS } from './migrations.js';
 import { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 import { SqliteUserStore } from './user-store.js';
+import { SqliteWebhookStore } from './webhook-store.js';
 
 /** Opens the SQLite database at `path`, in WAL mode: creating it if needed, unless `options.mustExist`. */
 export function openSqliteStore(path: string, options: StoreOptions = {}): Store {
@@ -67,6 +78,7 @@ class SqliteStore implements Store {
   readonly contacts: SqliteContactStore;
   readonly oauth: OAuthStore;
   readonly idempotency: IdempotencyStore;
+  readonly webhooks: WebhookStore;
   private readonly keyUses: KeyUseRecorder;
   private readonly statements: StatementCache;
 
@@ -84,6 +96,7 @@ class SqliteStore implements Store {
     this.contacts = new SqliteContactStore(statements, writeLock, listingOptions);
     this.oauth = new SqliteOAuthStore(statements, writeLock);
     this.idempotency = new SqliteIdempotencyStore(statements, writeLock);
+    this.webhooks = new SqliteWebhookStore(statements, writeLock);
   }
 
   async migrate(): Promise<number[]> {
