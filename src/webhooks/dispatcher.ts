@@ -21,9 +21,12 @@ import type { SigningKeys, WebhookSigner } from './signer.js';
 
 /** How often the dispatcher looks for endpoints with work: the usual delay between a write and its first attempt. */
 export const WEBHOOK_POLL_MS = 250;
-/** A lease's length; it is renewed every LEASE_RENEW_MS while the endpoint is worked on. */
-const LEASE_MS = 30_000;
-const LEASE_RENEW_MS = 10_000;
+/**
+ * A lease's length, renewed every LEASE_RENEW_MS while the endpoint is worked on: how long the endpoints of a process
+ * that died (SIGKILL, power loss) wait before another process takes them over.
+ */
+const LEASE_MS = 15_000;
+const LEASE_RENEW_MS = 5_000;
 /** Endpoints one process delivers to at once: a slow endpoint holds one of these, never the others. */
 const ENDPOINTS_AT_ONCE = 16;
 /** Changes read and sent per batch; a batch holds each contact once (the log is compacted), so they go out together. */
@@ -179,7 +182,7 @@ export class WebhookDispatcher {
       renewing.stop();
       await this.options.store.webhooks
         .releaseLease(leased.id, this.holder)
-        .catch((error: unknown) => this.warn('release', error, 'could not release a webhook lease; it runs out in 30 s'));
+        .catch((error: unknown) => this.warn('release', error, 'could not release a webhook lease; it runs out in 15 s'));
     }
   }
 
