@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { ChangePosition } from '../domain/changes.js';
 import {
@@ -101,6 +102,8 @@ export class WebhookDispatcher {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
     this.retentionMs = options.retentionDays * 86_400_000;
+    // Every attempt in flight listens for the one shutdown signal: hundreds at once is no leak.
+    setMaxListeners(0, this.aborter.signal);
   }
 
   start(): this {
