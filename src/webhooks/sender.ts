@@ -1,4 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { checkWebhookUrl } from '../domain/webhook-url.js';
 import { lookupPublicOnly } from '../net/public-lookup.js';
@@ -101,45 +101,56 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
         const why = status >= 300 && status < 400 ? 'redirects are not followed' : shortText(text);
         finish({ statusCode: status, error: why === '' ? `HTTP ${status}` : `HTTP ${status}: ${why}`, failure: 'http_error' });
       };
-      const sent = (secure ? httpsRequest : httpRequest)(
-        url,
-        {
-          method: 'POST',
-          agent: secure ? https : http,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': body.length,
-            'user-agent': USER_AGENT,
-            'webhook-id': attempt.eventId,
-            'webhook-timestamp': String(attempt.timestamp),
-            'webhook-signature': attempt.signature,
+      let sent: ClientRequest;
+      const post = (again: boolean) => {
+        sent = (secure ? httpsRequest : httpRequest)(
+          url,
+          {
+            method: 'POST',
+            agent: secure ? https : http,
+            headers: {
+              'content-type': 'application/json',
+              'content-length': body.length,
+              'user-agent': USER_AGENT,
+              'webhook-id': attempt.eventId,
+              'webhook-timestamp': String(attempt.timestamp),
+              'webhook-signature': attempt.signature,
+            },
+            ...(options.allowPrivate ? {} : { lookup: lookupPublicOnly }),
+            signal,
           },
-          ...(options.allowPrivate ? {} : { lookup: lookupPublicOnly }),
-          signal,
-        },
-        (res) => {
-          response = res;
-          const chunks: Buffer[] = [];
-          let length = 0;
-          res.on('data', (chunk: Buffer) => {
-            if (length < ERROR_TEXT_LIMIT * 4) chunks.push(chunk);
-            length += chunk.length;
-            // Past the limit the rest is not read: the connection goes, and the answer stands as it is.
-            if (length > RESPONSE_BODY_LIMIT) {
-              res.destroy();
-              answered(res, Buffer.concat(chunks).toString('utf8'));
-            }
-          });
-          res.on('end', () => answered(res, Buffer.concat(chunks).toString('utf8')));
-          res.on('error', () => answered(res, Buffer.concat(chunks).toString('utf8')));
-        },
-      );
+          (res) => {
+            response = res;
+            const chunks: Buffer[] = [];
+            let length = 0;
+            res.on('data', (chunk: Buffer) => {
+              if (length < ERROR_TEXT_LIMIT * 4) chunks.push(chunk);
+              length += chunk.length;
+              // Past the limit the rest is not read: the connection goes, and the answer stands as it is.
+              if (length > RESPONSE_BODY_LIMIT) {
+                res.destroy();
+                answered(res, Buffer.concat(chunks).toString('utf8'));
+              }
+            });
+            res.on('end', () => answered(res, Buffer.concat(chunks).toString('utf8')));
+            res.on('error', () => answered(res, Buffer.concat(chunks).toString('utf8')));
+          },
+        );
+        const request = sent;
+        request.on('error', (error: NodeJS.ErrnoException) => {
+          // A kept-alive connection the receiver closed as this request went out: once, on a new connection (Node's
+          // advice for request.reusedSocket). The receiver may have had it: a duplicate, as a retry would send.
+          const closedUnderIt = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+          if (closedUnderIt && !again && response === null && !settled && !signal?.aborted) return post(true);
+          fail(error, 'connection_error');
+        });
+        request.end(body);
+      };
       const timer = setTimeout(() => {
         fail(new Error(`timed out after ${options.timeoutMs} ms`), 'timeout');
         sent.destroy();
       }, options.timeoutMs);
-      sent.on('error', (error) => fail(error, 'connection_error'));
-      sent.end(body);
+      post(false);
     });
   };
 

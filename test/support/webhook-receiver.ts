@@ -27,6 +27,8 @@ interface Endpoint {
   deliveries: ReceivedDelivery[];
   /** Requests no secret verified (a real receiver refuses them): a test expects none. */
   unverified: number;
+  /** How long each answer waits: a slow receiver, whose stream of events lasts. */
+  delayMs: number;
 }
 
 /**
@@ -51,11 +53,11 @@ export class WebhookReceiver {
     return receiver;
   }
 
-  /** A new path of the receiver, verifying with `secrets`, answering `statuses` in turn (200 by default). */
-  endpoint(secrets: string[], statuses: number[] = [200]): { url: string; path: string } {
+  /** A new path of the receiver, verifying with `secrets`, answering `statuses` in turn (200 by default) after `delayMs`. */
+  endpoint(secrets: string[], statuses: number[] = [200], delayMs = 0): { url: string; path: string } {
     this.paths += 1;
     const path = `/hooks/${this.paths}`;
-    this.endpoints.set(path, { secrets, statuses: [...statuses], deliveries: [], unverified: 0 });
+    this.endpoints.set(path, { secrets, statuses: [...statuses], deliveries: [], unverified: 0, delayMs });
     return { url: `${this.origin}${path}`, path };
   }
 
@@ -113,6 +115,7 @@ export class WebhookReceiver {
       endpoint.unverified += 1;
       return 400;
     }
+    if (endpoint.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, endpoint.delayMs));
     const status = endpoint.statuses.length > 1 ? endpoint.statuses.shift()! : endpoint.statuses[0]!;
     endpoint.deliveries.push({
       id: headers['webhook-id']!,

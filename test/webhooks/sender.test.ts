@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicAddress } from '../../src/domain/public-address.js';
@@ -116,6 +117,31 @@ describe('webhook sender: one attempt', () => {
     await new Promise((resolve) => closed.close(resolve));
     const outcome = await sender.send({ ...attempt('/'), url: `${nowhere}/` });
     expect(outcome).toMatchObject({ statusCode: null, failure: 'connection_error', error: expect.stringMatching(/ECONNREFUSED/) });
+  });
+
+  it('sends again, once, on a new connection when a kept-alive one was closed under the request', async () => {
+    // Answers the first request of each connection, and closes the connection when a second one comes on it.
+    const requestsSeen: number[] = [];
+    const closing = createNetServer((socket) => {
+      let requests = 0;
+      socket.on('data', (chunk) => {
+        if (!chunk.toString('latin1').startsWith('POST')) return;
+        requests += 1;
+        requestsSeen.push(requests);
+        if (requests > 1) return void socket.destroy();
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n');
+      });
+    });
+    const { origin: closingOrigin } = await listenOnFreePort(closing);
+    try {
+      const url = `${closingOrigin}/`;
+      expect(await sender.send({ ...attempt('/'), url })).toMatchObject({ statusCode: 200, failure: null });
+      expect(await sender.send({ ...attempt('/'), url })).toMatchObject({ statusCode: 200, failure: null });
+      // The second attempt met the kept-alive connection closing, and went again on a new one.
+      expect(requestsSeen).toEqual([1, 2, 1]);
+    } finally {
+      closing.close();
+    }
   });
 
   describe('without WEBHOOKS_ALLOW_PRIVATE_URLS', () => {
