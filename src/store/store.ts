@@ -426,7 +426,10 @@ export interface WebhookStore {
   get(id: string): Promise<WebhookRecord | null>;
   /** The owner's endpoints, oldest first. */
   listByOwner(ownerId: string): Promise<WebhookRecord[]>;
-  /** Null when there is no such endpoint. */
+  /**
+   * Null when there is no such endpoint. A change of status or cursor ends any lease, so that a dispatcher delivering
+   * from the old state has its next write refused.
+   */
   update(id: string, changes: WebhookChanges, now: string): Promise<WebhookRecord | null>;
   /** Deletes the endpoint and its delivery attempts; false when there was none. */
   delete(id: string): Promise<boolean>;
@@ -435,7 +438,8 @@ export interface WebhookStore {
   /**
    * Leases for `holder` until `leaseUntil` at most `limit` enabled endpoints that have work and no live lease: their
    * owner's change log has moved past their cursor, or a retry is due (nextAttemptAt <= now). Endpoints waiting for a
-   * retry not yet due are not leased.
+   * retry not yet due are not leased. A poll: on SQLite it leases nothing while another connection holds the write
+   * lock (it never waits for it), and the next poll tries again.
    */
   leaseDue(holder: string, now: string, leaseUntil: string, limit: number): Promise<WebhookRecord[]>;
   /** Extends the holder's lease; false when it no longer holds it. */
@@ -447,6 +451,7 @@ export interface WebhookStore {
   scheduleRetry(id: string, holder: string, failedAttempts: number, nextAttemptAt: string, now: string): Promise<boolean>;
   /** Disables the endpoint with its reason (a 410, the last retry, the retention) and ends the lease. */
   disable(id: string, holder: string, reason: string, now: string): Promise<boolean>;
+  /** Keeps the attempts, in one transaction; those of an endpoint deleted meanwhile are dropped. */
   recordDeliveries(deliveries: readonly WebhookDelivery[]): Promise<void>;
   /** The endpoint's latest attempts first. */
   listDeliveries(webhookId: string, limit: number): Promise<WebhookDelivery[]>;
