@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { generateWebhookSecret, sealWebhookSecret } from '../../src/operations/webhook-secrets.js';
-import { newId } from '../../src/domain/ids.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../src/domain/webhooks.js';
-import type { Store, WebhookRecord } from '../../src/store/store.js';
+import type { WebhookEventType } from '../../src/domain/webhooks.js';
+import { createWebhook, type CreatedWebhook } from '../../src/operations/webhooks.js';
+import type { Store, WebhookDelivery } from '../../src/store/store.js';
 import { listenOnFreePort } from './listen.js';
 
 /** One POST the receiver took, with what verifying it found. */
@@ -130,28 +129,19 @@ export class WebhookReceiver {
   }
 }
 
+/** An endpoint of `ownerId` from the current end of the owner's log, made as the admin API makes one (its secret shown once). */
+export function createTestWebhook(store: Store, ownerId: string, url: string, events?: WebhookEventType[]): Promise<CreatedWebhook> {
+  return createWebhook(store, { user: ownerId, url, events }, { allowPrivate: true, retentionMs: 30 * 86_400_000 });
+}
+
 /**
- * An endpoint of `ownerId` at the current end of the owner's log, as the operations layer makes one; returns it with its
- * secret (shown once).
+ * The webhook-ids received more than once that no retry explains: an event comes twice only when a failed attempt
+ * (on a busy machine, a timeout) made its batch go again, as attempt 2 or more. `attempts` is every attempt the
+ * endpoint's deliveries list holds.
  */
-export async function createTestWebhook(
-  store: Store,
-  ownerId: string,
-  url: string,
-  events: WebhookEventType[] = [...WEBHOOK_EVENT_TYPES],
-): Promise<{ record: WebhookRecord; secret: string }> {
-  const id = newId();
-  const secret = generateWebhookSecret();
-  const log = await store.contacts.changeLog(ownerId);
-  const record = await store.webhooks.create({
-    id,
-    ownerId,
-    url,
-    events,
-    description: null,
-    sealedSecret: await sealWebhookSecret(store.oauth, id, secret),
-    cursor: { seq: log.currentSeq, after: null },
-    pendingSince: new Date().toISOString(),
-  });
-  return { record, secret };
+export function duplicatesWithoutRetry(received: readonly ReceivedDelivery[], attempts: readonly WebhookDelivery[]): string[] {
+  const times = new Map<string, number>();
+  for (const { id } of received) times.set(id, (times.get(id) ?? 0) + 1);
+  const retried = new Set(attempts.filter((attempt) => attempt.attempt > 1).map((attempt) => attempt.eventId));
+  return [...times].filter(([id, count]) => count > 1 && !retried.has(id)).map(([id]) => id);
 }
