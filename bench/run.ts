@@ -7,7 +7,9 @@
  * `.bench/results-<scale>.json` so that a run at another scale prints both side by side.
  *
  *   npm run bench -- [--scale 1] [--duration 10] [--connections 16] [--no-postgres] [--no-sqlite] [--reload] [--load-only]
- *                    [--out docs/benchmarks.md]
+ *                    [--webhooks-only] [--out docs/benchmarks.md]
+ *
+ * `--webhooks-only` runs only the webhook scenario (bench/webhooks.ts), on scratch databases of its own.
  *
  * `--load-only` generates and loads what is missing, then stops; a later run reuses the databases and reports how long
  * their load took (kept in `.bench/load-<database>-<scale>.json`).
@@ -40,6 +42,7 @@ import { openStore, parseDatabaseUrl } from '../src/store/open-store.js';
 import { BIG_USER_EMAIL, SMALL_USER_EMAIL, shapeForScale, writeDataset } from './dataset.js';
 import { DEEP_READ_RUNS, measureDeepRead, type DeepRead } from './deep-read.js';
 import { writeResultsSection } from './results-file.js';
+import { measureWebhooks, webhookTable } from './webhooks.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -52,6 +55,7 @@ const { values: args } = parseArgs({
     'no-postgres': { type: 'boolean', default: false },
     'no-sqlite': { type: 'boolean', default: false },
     'load-only': { type: 'boolean', default: false },
+    'webhooks-only': { type: 'boolean', default: false },
     reload: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
@@ -546,9 +550,34 @@ function table(results: Measurement[]): string {
   return lines.join('\n');
 }
 
+/** The webhook scenario on scratch databases (SQLite, and PostgreSQL unless --no-postgres): its report section. */
+async function webhookScenario(): Promise<string> {
+  const figures = [];
+  const path = join(WORK, 'webhooks-scratch.db');
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+  const databases = [{ name: 'SQLite', url: `file:${path}` }];
+  if (!args['no-postgres']) databases.push({ name: 'PostgreSQL', url: (await postgresDatabase('contacts_bench_webhooks', true)).url });
+  for (const { name, url } of databases) {
+    cli(url, 'migrate');
+    log(`measuring webhooks on ${name}`);
+    figures.push(await measureWebhooks(name, url, BIN, WORK, 3901, log));
+  }
+  return [
+    `Webhooks: \`serve\` (one worker per core) delivering to one receiver on loopback that answers 204 at once, on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; the receiver, the writes and the imports run on the same machine. Events per second from the first event's arrival to the last; write → first attempt from a single-contact write's return to its event's arrival, ${200} writes 50 ms apart.`,
+    '',
+    webhookTable(figures),
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   if (!existsSync(BIN)) throw new Error('dist/ is missing: run `npm run build` first');
   mkdirSync(WORK, { recursive: true });
+  if (args['webhooks-only']) {
+    const report = await webhookScenario();
+    process.stdout.write(`${report}\n`);
+    if (args.out) writeResultsSection(args.out, 'webhooks', `## Webhooks (issue 27)\n\n${report}`);
+    return;
+  }
   const dataset = await prepareDataset();
   const sqlitePath = join(WORK, `sqlite-${scale}.db`);
   const sqliteFresh = !existsSync(sqlitePath) || args.reload!;
@@ -641,6 +670,9 @@ async function main(): Promise<void> {
         ]),
   ].join('\n');
   process.stdout.write(`${report}\n`);
+  const webhooks = await webhookScenario();
+  process.stdout.write(`\n${webhooks}\n`);
+  if (args.out) writeResultsSection(args.out, 'webhooks', `## Webhooks (issue 27)\n\n${webhooks}`);
   const figures: ScaleFigures = {
     scale,
     databases: databases.map(({ name, diskBytes: bytes, loadSeconds }) => ({ name, diskBytes: bytes, loadSeconds })),

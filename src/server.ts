@@ -18,6 +18,7 @@ import { openStore } from './store/open-store.js';
 import { withReadReplica } from './store/read-replica.js';
 import type { Store } from './store/store.js';
 import { pruneChangesPeriodically } from './store/change-pruning.js';
+import { deliversWebhooks, startWebhookDispatcher } from './webhooks/start-dispatcher.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -42,6 +43,11 @@ export interface ClusterWorker {
   createCounter(): RequestCounter;
   /** Lets the primary collect this worker's metrics; returns every worker's, which GET /metrics then serves. */
   shareMetrics(registry: Registry): MetricsSource;
+  /**
+   * Whether the primary gave this worker the webhook dispatcher's role, which it gives one worker at a time: what a
+   * database that takes one writer at a time runs in one process only (src/webhooks/start-dispatcher.ts).
+   */
+  readonly deliversWebhooks: boolean;
 }
 
 /** A listener that could not bind its address, named for the one line `serve` prints (the admin API has its own). */
@@ -163,6 +169,7 @@ export async function startServer(
       admin = { app: adminApp, url: await listenOn(adminApp, adminHost, adminPort) };
     }
     const stopPruning = pruneChangesPeriodically(store, config.changesRetentionDays, logger);
+    const dispatcher = deliversWebhooks(store, options.worker) ? startWebhookDispatcher(store, config, logger, metrics.webhooks) : null;
     return {
       app,
       store,
@@ -172,8 +179,9 @@ export async function startServer(
       admin,
       close: async () => {
         stopPruning();
-        // Both listeners stop at once, within the one shutdown bound.
-        await Promise.all([closeApp(app), admin && closeApp(admin.app)]);
+        // Both listeners and the dispatcher stop at once, within the one shutdown bound: attempts in flight get half of
+        // it, then are cut short (their changes are sent again later).
+        await Promise.all([closeApp(app), admin && closeApp(admin.app), dispatcher?.stop(config.shutdownTimeoutMs / 2)]);
         await metricsListener?.close();
         await counter?.close();
         await store.close();

@@ -10,7 +10,7 @@ import { onShutdownSignals, type ShutdownSignal } from '../shutdown-signals.js';
 import { openStore } from '../store/open-store.js';
 import { answerWorkers } from './ipc.js';
 import { restartDelayMs, STABLE_WORKER_MS } from './restart-backoff.js';
-import { isFatalStartMessage, SHUTDOWN_MESSAGE } from './worker.js';
+import { isFatalStartMessage, SHUTDOWN_MESSAGE, WEBHOOK_ROLE_ENV } from './worker.js';
 
 /** Set in the environment of the processes the primary forks. */
 export const WORKER_ENV = 'CONTACTS_API_CLUSTER_WORKER';
@@ -77,15 +77,19 @@ function workerMallocEnv(env: NodeJS.ProcessEnv): Record<string, string> {
 /** Forks the workers and keeps them running until a signal (or a fatal start failure); resolves to the exit code. */
 function superviseWorkers(config: Config, workers: number, logger: Logger, announce: (line: string) => void): Promise<number> {
   const startedAt = new Map<Worker, number>();
+  /** Each worker's slot, 0 to workers - 1: a replacement takes its predecessor's, and slot 0 delivers webhooks. */
+  const slots = new Map<Worker, number>();
   const pendingRestarts = new Set<NodeJS.Timeout>();
   let earlyExitsInARow = 0;
   let stopping = false;
   let exitCode = 0;
 
   const alive = () => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && !worker.isDead());
-  const fork = () => {
-    const worker = cluster.fork({ [WORKER_ENV]: '1', ...workerMallocEnv(process.env) });
+  const fork = (slot: number) => {
+    // Whether a worker with the role runs the dispatcher is for the worker to say (its database's dialect decides).
+    const worker = cluster.fork({ [WORKER_ENV]: '1', [WEBHOOK_ROLE_ENV]: slot === 0 ? '1' : '0', ...workerMallocEnv(process.env) });
     startedAt.set(worker, Date.now());
+    slots.set(worker, slot);
     worker.on('message', (message: unknown) => {
       if (!isFatalStartMessage(message) || stopping) return;
       announce(`error: ${message.fatal}`);
@@ -102,7 +106,9 @@ function superviseWorkers(config: Config, workers: number, logger: Logger, annou
 
   cluster.on('exit', (worker, code, signal) => {
     const livedMs = Date.now() - (startedAt.get(worker) ?? 0);
+    const slot = slots.get(worker) ?? 0;
     startedAt.delete(worker);
+    slots.delete(worker);
     if (stopping) {
       if (code !== 0) exitCode = 1;
       return finishWhenAllExited();
@@ -112,7 +118,7 @@ function superviseWorkers(config: Config, workers: number, logger: Logger, annou
     logger.error({ workerPid: worker.process.pid, code, signal, livedMs, restartInMs: delayMs }, 'worker exited; starting another');
     const timer = setTimeout(() => {
       pendingRestarts.delete(timer);
-      fork();
+      fork(slot);
     }, delayMs);
     pendingRestarts.add(timer);
   });
@@ -147,6 +153,6 @@ function superviseWorkers(config: Config, workers: number, logger: Logger, annou
   };
   onShutdownSignals((signal) => (stopping ? stopNow(signal) : stop(signal)), stopNow);
 
-  for (let index = 0; index < workers; index += 1) fork();
+  for (let slot = 0; slot < workers; slot += 1) fork(slot);
   return finished;
 }

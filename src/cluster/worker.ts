@@ -22,8 +22,18 @@ export function isFatalStartMessage(message: unknown): message is FatalStartMess
   return candidate?.channel === 'contacts-api' && typeof candidate.fatal === 'string';
 }
 
-/** What this worker leaves to its primary, for startServer: the rate-limit counts and the metrics of every worker. */
+/**
+ * Set to `1` in the environment of the one worker the primary gives the webhook dispatcher's role (and of its
+ * replacement), which a database taking one writer at a time runs in one process only.
+ */
+export const WEBHOOK_ROLE_ENV = 'CONTACTS_API_WEBHOOK_DISPATCHER';
+
+/**
+ * What this worker leaves to its primary, for startServer: the rate-limit counts and the metrics of every worker; and
+ * whether it has the webhook dispatcher's role.
+ */
 export const clusterWorker: ClusterWorker = {
+  deliversWebhooks: process.env[WEBHOOK_ROLE_ENV] === '1',
   createCounter: createPrimaryCounter,
   shareMetrics: (registry) => {
     // Constructing one is what makes prom-client answer the primary's metrics requests in this worker.

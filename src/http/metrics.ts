@@ -11,6 +11,16 @@ export interface Metrics {
   readonly authFailures: Counter<'reason'>;
   readonly rateLimited: Counter;
   readonly rateLimitFailOpen: Counter;
+  readonly webhooks: WebhookMetrics;
+}
+
+/** How webhook attempts went (by outcome), how long they took, how far each endpoint lags, how many are disabled. */
+export interface WebhookMetrics {
+  readonly deliveries: Counter<'outcome'>;
+  readonly attemptDuration: Histogram;
+  readonly lagEvents: Gauge<'webhook_id'>;
+  readonly lagSeconds: Gauge<'webhook_id'>;
+  readonly endpointsDisabled: Gauge;
 }
 
 export interface MetricsOptions {
@@ -89,6 +99,48 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     rateLimitFailOpen: new Counter({
       name: 'contacts_api_rate_limit_fail_open_total',
       help: 'Requests let through without a rate limit because the counter (Redis) failed.',
+      registers,
+    }),
+    webhooks: createWebhookMetrics(registers),
+  };
+}
+
+/**
+ * The webhook dispatcher's metrics. Its gauges are the same in every process that refreshes them (the database's view),
+ * so a cluster's primary takes their largest value rather than their sum (processes that run no dispatcher report 0).
+ */
+function createWebhookMetrics(registers: Registry[]): WebhookMetrics {
+  return {
+    deliveries: new Counter({
+      name: 'contacts_api_webhook_deliveries_total',
+      help: 'Webhook delivery attempts, by outcome: success (2xx), http_error (another status), timeout, connection_error (refused, reset, DNS, a private address).',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    attemptDuration: new Histogram({
+      name: 'contacts_api_webhook_attempt_duration_seconds',
+      help: 'Time of one webhook delivery attempt, connection to the end of the response.',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
+      registers,
+    }),
+    lagEvents: new Gauge({
+      name: 'contacts_api_webhook_lag_events',
+      help: 'Events waiting for a webhook endpoint (its owner’s changes after its cursor), by endpoint; refreshed every 15 s.',
+      labelNames: ['webhook_id'],
+      aggregator: 'max',
+      registers,
+    }),
+    lagSeconds: new Gauge({
+      name: 'contacts_api_webhook_lag_seconds',
+      help: 'How long the oldest event waiting for a webhook endpoint has waited, by endpoint; refreshed every 15 s.',
+      labelNames: ['webhook_id'],
+      aggregator: 'max',
+      registers,
+    }),
+    endpointsDisabled: new Gauge({
+      name: 'contacts_api_webhook_endpoints_disabled',
+      help: 'Webhook endpoints disabled (by an admin, a 410, retries exhausted, or the change log’s retention).',
+      aggregator: 'max',
       registers,
     }),
   };

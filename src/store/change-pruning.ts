@@ -45,12 +45,21 @@ export async function pruneIdempotencyKeysOnce(store: Pick<Store, 'idempotency'>
   return inBatches((maxRows) => store.idempotency.pruneExpired(at, maxRows));
 }
 
+/** How long a webhook endpoint's delivery attempts stay in its deliveries list. */
+export const WEBHOOK_DELIVERIES_KEPT_DAYS = 7;
+
+/** Removes webhook delivery attempts older than WEBHOOK_DELIVERIES_KEPT_DAYS, in bounded work per run; returns how many went. */
+export async function pruneWebhookDeliveriesOnce(store: Pick<Store, 'webhooks'>, now = Date.now()): Promise<number> {
+  const before = new Date(now - WEBHOOK_DELIVERIES_KEPT_DAYS * DAY_MS).toISOString();
+  return inBatches((maxRows) => store.webhooks.pruneDeliveries(before, maxRows));
+}
+
 /**
- * Prunes the change feed, expired OAuth records and Idempotency-Keys a minute after start, then hourly, never keeping
- * the process alive; returns a stop function.
+ * Prunes the change feed, expired OAuth records, Idempotency-Keys and old webhook delivery attempts a minute after
+ * start, then hourly, never keeping the process alive; returns a stop function.
  */
 export function pruneChangesPeriodically(
-  store: Pick<Store, 'pruneChanges' | 'oauth' | 'idempotency'>,
+  store: Pick<Store, 'pruneChanges' | 'oauth' | 'idempotency' | 'webhooks'>,
   retentionDays: number,
   log: PruneLog,
 ): () => void {
@@ -63,6 +72,8 @@ export function pruneChangesPeriodically(
         .catch((error: unknown) => log.warn({ err: error }, 'pruning expired OAuth records failed; it is tried again in an hour'))
         .then(() => pruneIdempotencyKeysOnce(store))
         .catch((error: unknown) => log.warn({ err: error }, 'pruning expired Idempotency-Keys failed; it is tried again in an hour'))
+        .then(() => pruneWebhookDeliveriesOnce(store))
+        .catch((error: unknown) => log.warn({ err: error }, 'pruning old webhook deliveries failed; it is tried again in an hour'))
         .finally(() => schedule(PRUNE_INTERVAL_MS));
     }, delayMs);
     timer.unref();

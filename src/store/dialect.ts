@@ -36,6 +36,13 @@ export interface Dialect<Target extends DatabaseTarget = DatabaseTarget> {
    */
   acquireMigrationLock(session: MigrationSession): Promise<void>;
 
+  /**
+   * Whether the database takes one write transaction at a time across every process (SQLite's file lock). Background
+   * work that writes all the time (the webhook dispatcher) then runs in one process of a cluster, as more would only
+   * queue for the lock; otherwise every process runs it, sharing the work through row locks (PostgreSQL).
+   */
+  readonly oneWriterAtATime: boolean;
+
   /** True when `error` says the server could not answer at all, not that it refused the statement: another may answer it. */
   isUnreachable(error: unknown): boolean;
 }

@@ -13,6 +13,9 @@ import {
   webhookEventType,
 } from '../../src/domain/webhooks.js';
 import { webhookEventJson } from '../../src/operations/change-json.js';
+import { POSTGRES_DIALECT } from '../../src/store/postgres/dialect.js';
+import { SQLITE_DIALECT } from '../../src/store/sqlite/dialect.js';
+import { deliversWebhooks } from '../../src/webhooks/start-dispatcher.js';
 import { expectInputError, thrown } from '../support/thrown.js';
 
 const WEBHOOK = '0190a3c4-0000-7000-8000-0000000000aa';
@@ -176,5 +179,20 @@ describe('cursorAfterBatch', () => {
   it('never passes a change that was not done: the failed head waits, the changes after it are sent again', () => {
     expect(cursorAfterBatch(batch, 1, undefined, 9, now)).toEqual({ cursor: { seq: 5, after: 'c0' }, pendingSince: batch[1]!.changedAt });
     expect(cursorAfterBatch(batch, 0, undefined, 9, now)).toBeNull();
+  });
+});
+
+describe('deliversWebhooks: which processes run the dispatcher', () => {
+  const postgres = { dialect: POSTGRES_DIALECT };
+  const sqlite = { dialect: SQLITE_DIALECT };
+  it('every process on PostgreSQL, whose leases share the endpoints out', () => {
+    expect(deliversWebhooks(postgres, { deliversWebhooks: false })).toBe(true);
+    expect(deliversWebhooks(postgres, undefined)).toBe(true);
+  });
+
+  it('on SQLite, the one worker given the role, or a server running alone', () => {
+    expect(deliversWebhooks(sqlite, { deliversWebhooks: true })).toBe(true);
+    expect(deliversWebhooks(sqlite, { deliversWebhooks: false })).toBe(false);
+    expect(deliversWebhooks(sqlite, undefined)).toBe(true);
   });
 });

@@ -28,6 +28,7 @@ export const POSTGRES_DIALECT: Dialect<TargetOf<'postgres'>> = {
     await session.exec('SET LOCAL statement_timeout = 0');
   },
 
+  oneWriterAtATime: false,
   isUnreachable: isPostgresConnectionError,
 };
 

@@ -21,6 +21,8 @@ export const SQLITE_DIALECT: Dialect<TargetOf<'sqlite'>> = {
   // The migrations' transaction is an immediate one (sqlite-store.ts): it holds the database's write lock already.
   acquireMigrationLock: async () => {},
 
+  oneWriterAtATime: true,
+
   // A file has no server to lose: every error is about the statement or the file itself.
   isUnreachable: () => false,
 };
