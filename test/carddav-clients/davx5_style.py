@@ -184,6 +184,7 @@ class Phone:
             try:
                 answered, next_token = self.report(book, body, "sync-collection")
             except error.AuthorizationError:
+                self.log.append({"method": "REPORT", "url": book, "report": "sync-collection", "status": 403})
                 refused = self.refused_report(book, body)
                 if token == "" or "valid-sync-token" not in refused["preconditions"]:
                     raise
