@@ -9,6 +9,7 @@ import { registerAuthorizedRoutes } from './authorize.js';
 import type { Metrics } from './metrics.js';
 import { registerMetricsRoute, type MetricsSource } from './metrics-endpoint.js';
 import { openApiOptions } from './openapi-document.js';
+import carddav from './plugins/carddav.js';
 import compression from './plugins/compression.js';
 import cors from './plugins/cors.js';
 import errors from './plugins/errors.js';
@@ -68,7 +69,7 @@ export interface AppDependencies {
 
 /**
  * Builds the whole HTTP application without listening: the server and every test use this. The cross-cutting plugins
- * come first, before any route, in the order their hooks run; then the doors: the REST API, OAuth, MCP; then the
+ * come first, before any route, in the order their hooks run; then the doors: the REST API, OAuth, MCP, CardDAV; then the
  * public routes.
  */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -116,6 +117,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     corsOrigins: config.corsOrigins,
     contactUrlTemplate: config.contactUrlTemplate,
     inflightBytes: config.mcpInflightMb * MIB,
+  });
+  await app.register(carddav, {
+    contacts: store.contacts,
+    authenticator,
+    serviceKey,
+    retentionMs: config.changesRetentionDays * DAY_MS,
   });
   registerHealthRoutes(app, { store });
   registerOpenApiRoute(app);

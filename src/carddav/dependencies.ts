@@ -1,0 +1,10 @@
+import type { ServiceKeySource } from '../http/service-key.js';
+import type { ContactStore } from '../store/store.js';
+
+/** What the address book's handlers read: the contacts, the key that signs sync tokens, and how long changes are kept. */
+export interface CardDavDependencies {
+  contacts: ContactStore;
+  serviceKey: ServiceKeySource;
+  /** CHANGES_RETENTION_DAYS, in ms: a sync token older than this is refused (403 valid-sync-token). */
+  retentionMs: number;
+}
