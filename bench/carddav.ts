@@ -18,7 +18,7 @@ import { openStore, parseDatabaseUrl } from '../src/store/open-store.js';
 import { changeNetwork, seedCarddavNetwork, type CarddavNetwork } from '../test/support/carddav-network.js';
 import { startDavRecorder, trafficOf, type DavRecorder, type DavTraffic } from '../test/support/dav-recorder.js';
 import { caldavInstalled, runDavx5Style } from '../test/support/davx5-style.js';
-import { setUpVdirsyncer, vdirsyncerInstalled, type VdirsyncerSetup } from '../test/support/vdirsyncer.js';
+import { setUpVdirsyncer, vdirsyncerDirectory, vdirsyncerInstalled, type VdirsyncerSetup } from '../test/support/vdirsyncer.js';
 import { writeResultsSection } from './results-file.js';
 import { startServe } from './serve-process.js';
 
@@ -46,7 +46,7 @@ function log(message: string): void {
 }
 
 async function vdirsyncerClient(dir: string, recorder: DavRecorder, network: CarddavNetwork): Promise<Client> {
-  const setup: VdirsyncerSetup = await setUpVdirsyncer(join(dir, 'vdirsyncer'), recorder.url, network.email, network.key);
+  const setup: VdirsyncerSetup = await setUpVdirsyncer(dir, recorder.url, network.email, network.key);
   const run = async (command: string) => {
     const result = await setup.run(command);
     if (result.code !== 0) throw new Error(`vdirsyncer ${command} failed: ${result.stderr}`);
@@ -89,10 +89,11 @@ async function measureDatabase(name: string, databaseUrl: string): Promise<SyncF
   });
   const recorder = await startDavRecorder(server.url);
   const dir = await mkdtemp(join(tmpdir(), 'contacts-bench-carddav-'));
+  const vdirsyncerDir = await vdirsyncerDirectory();
   const figures: SyncFigure[] = [];
   try {
     const clients: Client[] = [];
-    if (vdirsyncerInstalled()) clients.push(await vdirsyncerClient(dir, recorder, network));
+    if (vdirsyncerInstalled()) clients.push(await vdirsyncerClient(vdirsyncerDir, recorder, network));
     else log('vdirsyncer is not installed: skipped (apt-get install vdirsyncer)');
     if (caldavInstalled()) clients.push(davx5Client(dir, recorder, network));
     else log('python3-caldav is not installed: skipped (apt-get install python3-caldav)');
@@ -115,6 +116,7 @@ async function measureDatabase(name: string, databaseUrl: string): Promise<SyncF
     await recorder.close();
     await server.stop();
     await rm(dir, { recursive: true, force: true });
+    await rm(vdirsyncerDir, { recursive: true, force: true });
   }
   return figures;
 }

@@ -3,17 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Contact } from 'contacts-read-api-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CHANGES_RETENTION_DAYS } from '../../src/config.js';
+import { decodeSyncToken, encodeSyncToken } from '../../src/domain/changes.js';
 import { readVcardRecords } from '../../src/import/formats/vcard.js';
 import { describeEachBackend } from '../support/backends.js';
 import { changeNetwork, restListing, seedCarddavNetwork, type CarddavNetwork } from '../support/carddav-network.js';
 import { caldavInstalled, PYTHON, runDavx5Style } from '../support/davx5-style.js';
 import { externalToolPresent } from '../support/external-tool.js';
+import { serviceKeyOf } from '../support/service-key.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 /** More cards than one page of the listing the server reads through, fewer than the rate limit's minute. */
 const NETWORK = 1_200;
 const DUPLICATES = 5;
 const CHANGES = { edits: 10, merges: 5, deletes: 5 };
+const DAY_MS = 86_400_000;
 
 const present = externalToolPresent(
   'python3-caldav (DAVx5’s requests) against the CardDAV address book',
@@ -62,16 +66,21 @@ describe.runIf(present)('DAVx5’s request sequence (python3-caldav) against the
     /** The phone's cards are the listing: one per listed contact, by URL `<book><id>.vcf`, with its name and email. */
     async function expectPhoneEqualsListing(listing: Map<string, Contact>): Promise<void> {
       const cards = (await state()).cards ?? {};
-      expect(Object.keys(cards).sort()).toEqual([...listing.keys()].map((id) => `${bookUrl()}${id}.vcf`).sort());
+      const onPhone = [];
       for (const [href, card] of Object.entries(cards)) {
-        const records = [];
-        for await (const record of readVcardRecords([card.vcard])) records.push(record.fields);
-        const contact = listing.get(href.slice(bookUrl().length, -'.vcf'.length))!;
-        expect(records).toEqual([
-          expect.objectContaining({ id: contact.id, name: contact.name ?? undefined, email: contact.email ?? undefined }),
-        ]);
-        expect(card.contenttype).toMatch(/^text\/vcard/);
+        for await (const { fields } of readVcardRecords([card.vcard])) {
+          onPhone.push({ href, id: fields.id, name: fields.name, email: fields.email, contenttype: card.contenttype.split(';')[0] });
+        }
       }
+      const listed = [...listing.values()].map(({ id, name, email }) => ({
+        href: `${bookUrl()}${id}.vcf`,
+        id,
+        name: name ?? undefined,
+        email: email ?? undefined,
+        contenttype: 'text/vcard',
+      }));
+      const byHref = (a: { href: string }, b: { href: string }) => (a.href < b.href ? -1 : 1);
+      expect(onPhone.sort(byHref)).toEqual(listed.sort(byHref));
       for (const hidden of [...network.merged, network.self]) expect(cards[`${bookUrl()}${hidden}.vcf`]).toBeUndefined();
     }
 
@@ -138,6 +147,23 @@ describe.runIf(present)('DAVx5’s request sequence (python3-caldav) against the
       expect(summary.mode).toBe('initial');
       expect(summary.downloaded).toEqual([]);
       expect(summary.removed).toEqual([]);
+      await expectPhoneEqualsListing(await restListing(server.url, network.key));
+    });
+
+    it('an expired token (this server’s, signed, older than the retention) gets the same 403, then a full sync', async () => {
+      const key = await serviceKeyOf(db().store);
+      await editState((phoneState) => {
+        // The book's token is a URI ending in the change feed's token: the same position, issued past the retention.
+        const split = phoneState.token!.lastIndexOf('/') + 1;
+        const position = decodeSyncToken(phoneState.token!.slice(split), key);
+        const expired = encodeSyncToken({ ...position, issuedAt: Date.now() - (DEFAULT_CHANGES_RETENTION_DAYS + 1) * DAY_MS }, key);
+        phoneState.token = phoneState.token!.slice(0, split) + expired;
+        delete phoneState.ctag;
+      });
+      const summary = await phone<SyncSummary>('sync');
+      expect(summary.invalid_token).toEqual({ status: 403, preconditions: ['valid-sync-token'] });
+      expect(summary.mode).toBe('initial');
+      expect(summary.downloaded).toEqual([]);
       await expectPhoneEqualsListing(await restListing(server.url, network.key));
     });
   });

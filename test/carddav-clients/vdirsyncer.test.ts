@@ -1,5 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Contact } from 'contacts-read-api-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +8,7 @@ import { startDavRecorder, trafficOf, type DavRecorder } from '../support/dav-re
 import { externalToolPresent } from '../support/external-tool.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { readCardFiles, type CardFile } from '../support/vcard-files.js';
-import { setUpVdirsyncer, VDIRSYNCER, vdirsyncerInstalled, type VdirsyncerSetup } from '../support/vdirsyncer.js';
+import { setUpVdirsyncer, VDIRSYNCER, vdirsyncerDirectory, vdirsyncerInstalled, type VdirsyncerSetup } from '../support/vdirsyncer.js';
 
 /** The issue's network: 10,000 listed contacts, and duplicates merged into some of them. */
 const NETWORK = 10_000;
@@ -25,20 +24,15 @@ const present = externalToolPresent('vdirsyncer against the CardDAV address book
 
 /** Every card on disk is one listed contact: UID = its id, FN its name, EMAIL its email; one card per contact. */
 function expectCardsEqualListing(cards: Map<string, CardFile>, listing: Map<string, Contact>, network: CarddavNetwork): void {
-  const byId = new Map([...cards.values()].map((card) => [card.id, card]));
-  expect(byId.size, 'one card per id').toBe(cards.size);
-  expect(cards.size).toBe(listing.size);
-  expect([...byId.keys()].sort()).toEqual([...listing.keys()].sort());
-  for (const [id, contact] of listing) {
-    const card = byId.get(id)!;
-    expect({ id, name: card.name, email: card.email, version: card.version }).toEqual({
-      id,
-      name: contact.name ?? undefined,
-      email: contact.email ?? undefined,
-      version: '3.0',
-    });
-  }
-  for (const hidden of [...network.merged, network.self]) expect(byId.has(hidden), `no card for ${hidden}`).toBe(false);
+  const byId = (a: { id?: string }, b: { id?: string }) => (a.id! < b.id! ? -1 : 1);
+  const onDisk = [...cards.values()].map(({ id, name, email, version }) => ({ id, name, email, version })).sort(byId);
+  const listed = [...listing.values()]
+    .map(({ id, name, email }) => ({ id, name: name ?? undefined, email: email ?? undefined, version: '3.0' }))
+    .sort(byId);
+  // One comparison of the whole: 10,000 expects would cost more than the sync.
+  expect(onDisk).toEqual(listed);
+  const ids = new Set(onDisk.map(({ id }) => id));
+  expect([...network.merged, network.self].filter((hidden) => ids.has(hidden))).toEqual([]);
 }
 
 describe.runIf(present)('vdirsyncer (Debian) against the CardDAV address book', () => {
@@ -55,7 +49,7 @@ describe.runIf(present)('vdirsyncer (Debian) against the CardDAV address book', 
       network = await seedCarddavNetwork(db().databaseUrl, NETWORK, DUPLICATES);
       server = await startServerProcess({ DATABASE_URL: db().databaseUrl, LOG_LEVEL: 'warn' });
       recorder = await startDavRecorder(server.url);
-      dir = await mkdtemp(join(tmpdir(), 'contacts-vdirsyncer-'));
+      dir = await vdirsyncerDirectory();
       // The user name is the user's email, as a phone's account screen asks; the server reads only the key.
       vdirsyncer = await setUpVdirsyncer(dir, recorder.url, network.email, network.key);
     }, SLOW);

@@ -10,6 +10,8 @@ export interface DavExchange {
   /** Body bytes as sent on the wire (headers not counted). */
   requestBytes: number;
   responseBytes: number;
+  /** From the request's first byte received to the response's last byte sent. */
+  ms: number;
   /** The response's Content-Encoding, if any. */
   encoding: string | null;
   /** The cards the request asked for: the hrefs of an addressbook-multiget, or 1 for a GET of a card. */
@@ -68,6 +70,7 @@ export async function startDavRecorder(target: string): Promise<DavRecorder> {
 }
 
 async function forward(upstream: URL, incoming: IncomingMessage, outgoing: ServerResponse): Promise<DavExchange> {
+  const started = performance.now();
   const chunks: Buffer[] = [];
   for await (const chunk of incoming) chunks.push(chunk as Buffer);
   const body = Buffer.concat(chunks);
@@ -93,6 +96,7 @@ async function forward(upstream: URL, incoming: IncomingMessage, outgoing: Serve
     status: answer.statusCode ?? 0,
     requestBytes: body.length,
     responseBytes,
+    ms: performance.now() - started,
     encoding: (answer.headers['content-encoding'] as string | undefined) ?? null,
     cardsAsked: cardsAsked(method, incoming.url ?? '', body),
   };

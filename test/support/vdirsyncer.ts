@@ -1,12 +1,21 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Debian's package (`apt-get install vdirsyncer`). */
 export const VDIRSYNCER = process.env.VDIRSYNCER_PATH ?? '/usr/bin/vdirsyncer';
 
 export const vdirsyncerInstalled = (): boolean => existsSync(VDIRSYNCER);
+
+/**
+ * A fresh directory for vdirsyncer's cards and status, in memory (/dev/shm) where there is one: vdirsyncer fsyncs every
+ * card it writes, and on this machine's disk 10,000 fsyncs took 75 of a first sync's 90 s, none of it the server's.
+ */
+export function vdirsyncerDirectory(): Promise<string> {
+  return mkdtemp(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'contacts-vdirsyncer-'));
+}
 
 /** A vdirsyncer set-up in its own directory: one pair from the server's address books to `.vcf` files. */
 export interface VdirsyncerSetup {
