@@ -145,16 +145,16 @@ function report(figures: SyncFigure[]): string {
       .join(', ');
   const encodings = [...new Set(figures.flatMap(({ traffic }) => Object.keys(traffic.encodings)))].join(', ');
   return [
-    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; client, recorder and \`serve\` (1 worker) on the same machine.`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; client, recorder and \`serve\` (1 worker) on the same machine.`,
     `A network of ${NETWORK.toLocaleString('en')} listed contacts (plus ${DUPLICATES} merged duplicates and the self row, never cards), seeded through the CLI;`,
     `between the two syncs ${CHANGES.edits} edits by \`contacts import\`, ${CHANGES.merges} \`contacts merge\` and ${CHANGES.deletes} deletes in one \`contacts delete\`.`,
-    `Seconds are the client's whole run; KiB are bodies on the wire (response encodings seen: ${encodings}); cards = hrefs asked for by addressbook-multiget or GET.`,
+    `Seconds are the client's whole run, and of it the requests' (first byte in to last byte out at the recorder); KiB are bodies on the wire (response encodings seen: ${encodings}); cards = hrefs asked for by addressbook-multiget or GET.`,
     '',
-    '| database | client | sync | seconds | requests | cards fetched | KiB received | KiB sent |',
-    '|---|---|---|---:|---|---:|---:|---:|',
+    '| database | client | sync | seconds | in requests | requests | cards fetched | KiB received | KiB sent |',
+    '|---|---|---|---:|---:|---|---:|---:|---:|',
     ...figures.map(
       ({ database, client, sync, seconds, traffic }) =>
-        `| ${database} | ${client} | ${sync} | ${seconds.toFixed(1)} | ${traffic.requests} (${methods(traffic)}) | ${traffic.cardsAsked.toLocaleString('en')} | ${kb(traffic.responseBytes)} | ${kb(traffic.requestBytes)} |`,
+        `| ${database} | ${client} | ${sync} | ${seconds.toFixed(1)} | ${(traffic.exchangeMs / 1000).toFixed(1)} | ${traffic.requests} (${methods(traffic)}) | ${traffic.cardsAsked.toLocaleString('en')} | ${kb(traffic.responseBytes)} | ${kb(traffic.requestBytes)} |`,
     ),
   ].join('\n');
 }

@@ -23,6 +23,8 @@ export interface DavTraffic {
   requestBytes: number;
   responseBytes: number;
   cardsAsked: number;
+  /** The exchanges' times added up: the server's share of a client that sends one request at a time. */
+  exchangeMs: number;
   /** Requests per method, e.g. `{ PROPFIND: 5, REPORT: 1 }`. */
   methods: Record<string, number>;
   /** Responses per Content-Encoding (`identity` for none). */
@@ -117,12 +119,14 @@ export function trafficOf(exchanges: readonly DavExchange[]): DavTraffic {
     methods[method] = (methods[method] ?? 0) + 1;
     encodings[encoding ?? 'identity'] = (encodings[encoding ?? 'identity'] ?? 0) + 1;
   }
-  const sum = (field: 'requestBytes' | 'responseBytes' | 'cardsAsked') => exchanges.reduce((total, exchange) => total + exchange[field], 0);
+  const sum = (field: 'requestBytes' | 'responseBytes' | 'cardsAsked' | 'ms') =>
+    exchanges.reduce((total, exchange) => total + exchange[field], 0);
   return {
     requests: exchanges.length,
     requestBytes: sum('requestBytes'),
     responseBytes: sum('responseBytes'),
     cardsAsked: sum('cardsAsked'),
+    exchangeMs: sum('ms'),
     methods,
     encodings,
   };
