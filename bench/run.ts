@@ -16,6 +16,8 @@
  *
  * The baseline (a first try's OFFSET queries) runs at scale 1 and below only: its walk of a 1M-contact network would take
  * hours.
+ *
+ * Last, it measures CardDAV syncs of a 10,000-contact network by vdirsyncer and a DAVx5-style client (bench/carddav.ts).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import {
@@ -39,6 +41,7 @@ import pg from 'pg';
 import { decodeSyncToken, encodeSyncToken } from '../src/domain/changes.js';
 import { SERVICE_KEY_SECRET, ServiceKey } from '../src/domain/service-key.js';
 import { openStore, parseDatabaseUrl } from '../src/store/open-store.js';
+import { measureCarddav } from './carddav.js';
 import { BIG_USER_EMAIL, SMALL_USER_EMAIL, shapeForScale, writeDataset } from './dataset.js';
 import { DEEP_READ_RUNS, measureDeepRead, type DeepRead } from './deep-read.js';
 import { writeResultsSection } from './results-file.js';
@@ -688,6 +691,10 @@ async function main(): Promise<void> {
     writeResultsSection(args.out, scale === 1 ? 'run' : `run-scale-${scale}`, report);
     if (comparison) writeResultsSection(args.out, 'scales', comparison);
   }
+  // CardDAV syncs a 10,000-contact network of its own, whatever the scale (bench/carddav.ts).
+  const carddav = await measureCarddav(args['no-postgres'] ? null : args.postgres!);
+  process.stdout.write(`\n${carddav}\n`);
+  if (args.out) writeResultsSection(args.out, 'carddav', carddav);
 }
 
 interface ScaleFigures {
