@@ -47,9 +47,16 @@ describeEachBackend('CardDAV discovery and reads', (db) => {
   });
 
   describe('discovery (RFC 6764, RFC 5397, RFC 6352 §7)', () => {
-    it('/.well-known/carddav redirects to the service without a key', async () => {
-      for (const method of ['GET', 'PROPFIND']) {
-        const response = await davRequest(app, { method, url: '/.well-known/carddav' });
+    it('/.well-known/carddav redirects to the service without a key, with or without a PROPFIND body', async () => {
+      const requests = [
+        { method: 'GET' },
+        { method: 'PROPFIND' },
+        // iOS and DAVx5 send their discovery body to the well-known address.
+        { method: 'PROPFIND', body: PROPFIND_BODY('<D:current-user-principal/>') },
+        { method: 'PROPFIND', body: PROPFIND_BODY('<D:current-user-principal/>'), headers: { 'content-type': 'text/xml' } },
+      ];
+      for (const request of requests) {
+        const response = await davRequest(app, { ...request, url: '/.well-known/carddav' });
         expect(response.statusCode).toBe(301);
         expect(response.headers.location).toBe('/dav/');
       }

@@ -44,8 +44,12 @@ export default fp<CardDavPluginOptions>(
   async (app, options) => {
     for (const method of WEBDAV_METHODS) app.addHttpMethod(method, { hasBody: true });
     const deps: CardDavDependencies = { contacts: options.contacts, serviceKey: options.serviceKey, retentionMs: options.retentionMs };
-    app.route({ method: ['GET', 'PROPFIND'], url: WELL_KNOWN_CARDDAV, schema: NOT_IN_OPENAPI, handler: redirectToService });
-    for (const url of DAV_PATHS) app.route({ method: 'OPTIONS', url, schema: NOT_IN_OPENAPI, handler: answerOptions });
+    // iOS and DAVx5 send their PROPFIND body to the well-known address too: it is taken (and not read) like any other.
+    await app.register(async (open) => {
+      acceptAnyBodyAsText(open);
+      open.route({ method: ['GET', 'PROPFIND'], url: WELL_KNOWN_CARDDAV, schema: NOT_IN_OPENAPI, handler: redirectToService });
+      for (const url of DAV_PATHS) open.route({ method: 'OPTIONS', url, schema: NOT_IN_OPENAPI, handler: answerOptions });
+    });
     const authenticator = basicOrBearer(options.authenticator);
     await registerAuthorizedRoutes(app, { authenticator, rateLimiter: app.rateLimiter }, (api) => {
       api.setErrorHandler(handleDavError);
