@@ -1,5 +1,6 @@
 import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
+import type { Transform } from 'node:stream';
+import { brotliCompress, constants, createBrotliCompress, createGzip, gzip } from 'node:zlib';
 import { negotiate } from '@fastify/accept-negotiator';
 
 export type ContentCoding = 'br' | 'gzip';
@@ -22,6 +23,11 @@ export function compressBytes(bytes: Buffer, coding: ContentCoding, level: numbe
   return coding === 'br'
     ? brotli(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: level, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } })
     : gzipAsync(bytes, { level });
+}
+
+/** A compressing stream for a body sent as it is made (a long multistatus); zlib works on the thread pool. */
+export function compressingStream(coding: ContentCoding, level: number): Transform {
+  return coding === 'br' ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: level } }) : createGzip({ level });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.js';
@@ -153,6 +154,29 @@ describeEachBackend('CardDAV discovery and reads', (db) => {
       for (const entry of cards) {
         expect(entry.props.getcontenttype).toBe('text/vcard; charset=utf-8');
         expect(entry.props.getetag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+      }
+    });
+
+    it('a streamed multistatus is compressed as it flows when the client accepts gzip or br', async () => {
+      const propfind = (acceptEncoding: string | undefined) =>
+        davRequest(app, {
+          method: 'PROPFIND',
+          url: book(),
+          key,
+          headers: { depth: '1', 'accept-encoding': acceptEncoding },
+          body: PROPFIND_BODY('<D:getetag/>'),
+        });
+      const plain = await propfind(undefined);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      for (const [coding, decode] of [
+        ['gzip', gunzipSync],
+        ['br', brotliDecompressSync],
+      ] as const) {
+        const coded = await propfind(coding);
+        expect(coded.statusCode).toBe(207);
+        expect(coded.headers['content-encoding']).toBe(coding);
+        expect(coded.headers.vary).toMatch(/accept-encoding/i);
+        expect(decode(coded.rawPayload).toString('utf8')).toBe(plain.body);
       }
     });
 

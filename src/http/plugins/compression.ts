@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { acceptedCodings, compressBytes, FAST_LEVELS, MIN_COMPRESSED_BYTES } from '../content-coding.js';
+import { pipeline, Readable } from 'node:stream';
+import { acceptedCodings, compressBytes, compressingStream, FAST_LEVELS, MIN_COMPRESSED_BYTES } from '../content-coding.js';
 import { varyOn } from '../vary.js';
 
 declare module 'fastify' {
@@ -26,16 +27,22 @@ export default fp(
 );
 
 /**
- * Compresses a whole body: the routes that ask send their JSON whole. A 304 has no body, nor has a HEAD answer here
- * (Fastify's HEAD hook is in the route's options before onRoute adds this one after it), and a body already coded goes
- * as it is.
+ * Compresses a whole body (the JSON routes send theirs whole) or a stream as it flows (a CardDAV multistatus of
+ * thousands of cards is streamed). A 304 has no body, nor has a HEAD answer here (Fastify's HEAD hook is in the
+ * route's options before onRoute adds this one after it), and a body already coded goes as it is.
  */
 async function compressAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   varyOn(reply, 'Accept-Encoding');
-  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+  const whole = typeof payload === 'string' || Buffer.isBuffer(payload);
+  if (!whole && !(payload instanceof Readable)) return payload;
   const coding = acceptedCodings(request.headers['accept-encoding'])[0];
-  if (coding === undefined || Buffer.byteLength(payload) < MIN_COMPRESSED_BYTES || reply.hasHeader('content-encoding')) return payload;
-  const body = await compressBytes(typeof payload === 'string' ? Buffer.from(payload) : payload, coding, FAST_LEVELS[coding]);
+  if (coding === undefined || reply.hasHeader('content-encoding')) return payload;
+  if (whole && Buffer.byteLength(payload) < MIN_COMPRESSED_BYTES) return payload;
   reply.header('content-encoding', coding);
-  return body;
+  if (!whole) {
+    reply.removeHeader('content-length');
+    // An error on either side ends both: the client sees a cut answer, as it would without compression.
+    return pipeline(payload, compressingStream(coding, FAST_LEVELS[coding]), () => undefined);
+  }
+  return compressBytes(typeof payload === 'string' ? Buffer.from(payload) : payload, coding, FAST_LEVELS[coding]);
 }
