@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
+import { delimiter, dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachBackend } from '../support/backends.js';
@@ -18,20 +19,36 @@ const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-pro
 
 const run = promisify(execFile);
 
-async function npx(packages: string[], args: string[], env: NodeJS.ProcessEnv = {}) {
-  const packageArgs = packages.flatMap((name) => ['-p', name]);
+type Outcome = { code: number; stdout: string; stderr: string };
+
+async function execute(file: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Outcome> {
   try {
-    const { stdout, stderr } = await run('npx', ['-y', ...packageArgs, ...args], {
-      env: { ...process.env, ...env },
-      timeout: 240_000,
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    const { stdout, stderr } = await run(file, args, { env: { ...process.env, ...env }, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
 }
+
+/**
+ * A checker's command as `npx -y -p node@22 -p <checker> <command>` runs it, installed (or found in npx's cache) once per
+ * file: npx resolves the packages again on every call, seconds each time. The command then runs as npx would run it,
+ * from the bin folder npx made, with that folder first on PATH so that its scripts run on Node 22.
+ */
+function checker(checkerPackage: string, command: string): () => Promise<(args: string[]) => Promise<Outcome>> {
+  let found: Promise<(args: string[]) => Promise<Outcome>> | undefined;
+  return () =>
+    (found ??= (async () => {
+      const where = await execute('npx', ['-y', '-p', NODE_22, '-p', checkerPackage, '-c', `command -v ${command}`]);
+      if (where.code !== 0) throw new Error(`npx cannot fetch ${NODE_22} and ${checkerPackage} from the registry: ${where.stderr}`);
+      const bin = where.stdout.trim();
+      const path = `${dirname(bin)}${delimiter}${process.env.PATH ?? ''}`;
+      return (args: string[]) => execute(bin, args, { PATH: path });
+    })());
+}
+const conformance = checker(CONFORMANCE, 'conformance');
+const inspector = checker(INSPECTOR, 'mcp-inspector');
 
 /**
  * The conformance suite sends no credentials: this proxy puts the key on every request, as a configured client would,
@@ -60,10 +77,11 @@ describeEachBackend('independent MCP checkers', (db) => {
   let available = true;
 
   beforeAll(async () => {
-    const probe = await npx([NODE_22], ['node', '--version']);
-    if (probe.code !== 0) {
-      if (process.env.CI === 'true') throw new Error(`cannot fetch ${NODE_22} from the registry: ${probe.stderr}`);
-      console.warn(`\n*** MCP conformance and Inspector checks: SKIPPED — npx cannot fetch ${NODE_22} (no registry?). ***\n`);
+    try {
+      await Promise.all([conformance(), inspector()]);
+    } catch (error) {
+      if (process.env.CI === 'true') throw error;
+      console.warn(`\n*** MCP conformance and Inspector checks: SKIPPED — ${(error as Error).message} (no registry?). ***\n`);
       available = false;
       return;
     }
@@ -87,12 +105,12 @@ describeEachBackend('independent MCP checkers', (db) => {
   it.for(SCENARIOS)('passes the conformance scenario %s', { timeout: 300_000 }, async (scenario, context) => {
     if (!available) context.skip();
     const url = `${proxy.origin}/mcp`;
-    const result = await npx([NODE_22, CONFORMANCE], ['conformance', 'server', '--url', url, '--scenario', scenario]);
+    const result = await (await conformance())(['server', '--url', url, '--scenario', scenario]);
     expect(result.stdout, result.stdout + result.stderr).toMatch(/Passed: (\d+)\/\1, 0 failed/);
     expect(result.code).toBe(0);
   });
 
-  const inspect = (target: string[], method: string[]) => npx([NODE_22, INSPECTOR], ['mcp-inspector', '--cli', ...target, ...method]);
+  const inspect = async (target: string[], method: string[]) => (await inspector())(['--cli', ...target, ...method]);
 
   it('the Inspector CLI lists the tools over HTTP with a key, with no --strict warning, and calls one', async (context) => {
     if (!available) context.skip();

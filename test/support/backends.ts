@@ -62,12 +62,14 @@ export async function createTestDatabase(
   }
   if (!postgresAdminUrl) throw new Error('PostgreSQL is not available');
   const name = `contacts_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin(postgresAdminUrl, (admin) => admin.query(`CREATE DATABASE ${name}`));
+  // The run's migrated template lives on the suite's server; another server (a test's own cluster) migrates from empty.
+  const template = postgresAdminUrl === inject('postgresAdminUrl') ? inject('postgresTemplate') : null;
+  await withAdmin(postgresAdminUrl, (admin) => admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`));
   const url = new URL(postgresAdminUrl);
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
   const store = await openStore(parseDatabaseUrl(databaseUrl));
-  await store.migrate();
+  await store.migrate(); // on a copy of the template, it finds every migration applied
   return {
     database: { backend, databaseUrl, store },
     dispose: async () => {

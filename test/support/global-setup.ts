@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
 
 export const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -8,6 +10,11 @@ export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 declare module 'vitest' {
   export interface ProvidedContext {
     postgresAdminUrl: string | null;
+    /**
+     * A database on postgresAdminUrl's server migrated once for the whole run, which createTestDatabase copies
+     * (CREATE DATABASE … TEMPLATE): a copy takes a tenth of the time of migrating an empty database. Null without PostgreSQL.
+     */
+    postgresTemplate: string | null;
     /** The Redis the rate-limit tests share (TEST_REDIS_URL, else the local default), or null. */
     redisUrl: string | null;
   }
@@ -17,8 +24,9 @@ declare module 'vitest' {
  * Finds the PostgreSQL the suite runs against (TEST_POSTGRES_URL, else the local default). Without one,
  * the PostgreSQL runs are skipped with a plain message — except in CI, where that is a failure.
  */
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   project.provide('redisUrl', await findRedis());
+  project.provide('postgresTemplate', null);
   const url = process.env.TEST_POSTGRES_URL || DEFAULT_ADMIN_URL;
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
@@ -30,9 +38,35 @@ export default async function setup(project: TestProject): Promise<void> {
     if (process.env.CI === 'true') throw new Error(`${reason}; CI must run the PostgreSQL suite`, { cause: error });
     console.warn(`\n*** ${reason}: SKIPPING every PostgreSQL run of the suite; SQLite runs everything. ***\n`);
     project.provide('postgresAdminUrl', null);
-  } finally {
     await client.end().catch(() => undefined);
+    return async () => undefined;
   }
+  try {
+    const template = await createMigratedTemplate(client, url);
+    project.provide('postgresTemplate', template);
+    return async () => {
+      await client.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`).catch(() => undefined);
+      await client.end().catch(() => undefined);
+    };
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Creates and migrates the database every PostgreSQL test database is copied from; nothing stays connected to it. */
+async function createMigratedTemplate(admin: pg.Client, adminUrl: string): Promise<string> {
+  const name = `contacts_template_${randomBytes(6).toString('hex')}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const store = await openStore(parseDatabaseUrl(url.toString()));
+  try {
+    await store.migrate();
+  } finally {
+    await store.close();
+  }
+  return name;
 }
 
 /** Like PostgreSQL: without Redis the Redis tests are skipped with a plain message, except in CI. */
