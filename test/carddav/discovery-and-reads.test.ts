@@ -107,6 +107,13 @@ describeEachBackend('CardDAV discovery and reads', (db) => {
       expect(responses[0]!.missing).toEqual(['getctag', 'sync-token', 'supported-report-set']);
     });
 
+    it('the root answers PROPFIND only: GET / is 405 with Allow, a JSON error as for any other route', async () => {
+      const response = await davRequest(app, { method: 'GET', url: '/', key });
+      expect(response.statusCode).toBe(405);
+      expect(response.headers.allow).toContain('PROPFIND');
+      expect(Object.keys(response.json())).toEqual(['error']);
+    });
+
     it('the book shows read only in current-user-privilege-set, and vCard 3.0 as its address data', async () => {
       const response = await davRequest(app, {
         method: 'PROPFIND',
