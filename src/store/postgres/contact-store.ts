@@ -40,9 +40,17 @@ const GET_CONTACT_SQL = `
   FROM chain JOIN contacts c ON c.owner_id = $1::uuid AND c.id = chain.id
   ORDER BY chain.hops DESC LIMIT 1`;
 
-/** The owner's listable contacts among the ids, by primary key, in list order; created_at as readListed gives it. */
-const GET_MANY_SQL = `SELECT c.created_at::text AS created_at, c.id, c.updated_at, c.api_json FROM contacts c
-  WHERE ${listableSql(POSTGRES_DIALECT, '$1::uuid', 'c')} AND c.id = ANY($2::uuid[]) ORDER BY c.created_at, c.id`;
+/**
+ * The owner's listable contacts among the ids, in list order; created_at as readListed gives it. The ids are looked up
+ * by primary key first (a materialized CTE): asked for the owner and the ids at once, a planner without statistics (a
+ * fresh import) walks the owner's whole listing index instead, 40 ms for 10 ids of 10,000 contacts.
+ */
+const GET_MANY_SQL = `
+  WITH asked AS MATERIALIZED (
+    SELECT owner_id, merged_into, is_self, created_at, id, updated_at, api_json FROM contacts WHERE id = ANY($2::uuid[])
+  )
+  SELECT created_at::text AS created_at, id, updated_at, api_json FROM asked
+  WHERE ${listableSql(POSTGRES_DIALECT, '$1::uuid', 'asked')} ORDER BY asked.created_at, asked.id`;
 
 /** The chosen contacts of a search, read in full. */
 const SEARCH_ROWS_SQL = `SELECT ${columnList(CONTACT_COLUMNS)} FROM contacts WHERE ${listableSql(POSTGRES_DIALECT, '$1')} AND id = ANY($2::uuid[])`;

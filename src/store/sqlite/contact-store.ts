@@ -39,9 +39,14 @@ const GET_CONTACT_SQL = `
   SELECT ${CONTACT_SELECT}, c.is_self, c.merged_into FROM contacts c
   WHERE c.owner_id = @owner AND c.id = (SELECT id FROM chain ORDER BY hops DESC LIMIT 1)`;
 
-/** The owner's listable contacts among a JSON array of ids, by primary key, in list order. */
-const GET_MANY_SQL = `SELECT created_at, id, updated_at, api_json FROM contacts
-  WHERE ${listableSql(SQLITE_DIALECT, '@owner')} AND id IN (SELECT value FROM json_each(@ids)) ORDER BY created_at, id`;
+/**
+ * The owner's listable contacts among a JSON array of ids, in list order. CROSS JOIN keeps the ids the outer loop, each
+ * found by (owner, id): otherwise the planner walks the owner's whole listing index (1.1 ms against 0.06 ms for 10 ids
+ * of 10,000 contacts).
+ */
+const GET_MANY_SQL = `SELECT c.created_at, c.id, c.updated_at, c.api_json
+  FROM json_each(@ids) AS asked CROSS JOIN contacts c ON c.id = asked.value
+  WHERE ${listableSql(SQLITE_DIALECT, '@owner', 'c')} ORDER BY c.created_at, c.id`;
 
 /**
  * Imports from this many contacts up run as a bulk load. A bulk load drops and restores triggers, a schema change:
