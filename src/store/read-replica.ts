@@ -67,6 +67,7 @@ export function withReadReplica(primary: Store, replica: Store, options: ReadRep
       listPageJson: (ownerId, page) => read((contacts) => contacts.listPageJson(ownerId, page)),
       listingVersion: (ownerId) => read((contacts) => contacts.listingVersion(ownerId)),
       get: (ownerId, id) => read((contacts) => contacts.get(ownerId, id)),
+      getMany: (ownerId, ids) => read((contacts) => contacts.getMany(ownerId, ids)),
       search: (ownerId, query, limit) => read((contacts) => contacts.search(ownerId, query, limit)),
       importContacts: (ownerId, records, emails) => primary.contacts.importContacts(ownerId, records, emails),
       merge: (ownerId, duplicateId, survivorId) => primary.contacts.merge(ownerId, duplicateId, survivorId),

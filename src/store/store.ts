@@ -237,6 +237,12 @@ export interface ContactStore {
    */
   get(ownerId: string, id: string): Promise<FoundContact | null>;
   /**
+   * The owner's listable contacts among `ids`, in list order, as readListed gives them, in one query. Unlike get, a
+   * merged id gives nothing; an unknown id, another owner's contact, the self row and a malformed id give nothing
+   * alike; an id asked twice comes once. Throws InputError for more than GET_MANY_MAX_IDS (get-many.ts) ids.
+   */
+  getMany(ownerId: string, ids: readonly string[]): Promise<ListedContact[]>;
+  /**
    * Listable contacts in which each word of the query starts a word of the name, email, company, title, school,
    * location or a tag (searchWords: case, Latin accents and punctuation ignored), best first (SearchRank), then in
    * list order. The query is text, never syntax; it is validated by parseSearchRequest (throws InputError).

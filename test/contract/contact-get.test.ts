@@ -1,11 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Contact } from '../../src/domain/contact.js';
+import { InputError } from '../../src/domain/errors.js';
+import { GET_MANY_MAX_IDS } from '../../src/store/get-many.js';
 import type { Store } from '../../src/store/store.js';
 import { describeEachBackend } from '../support/backends.js';
 import { contactRecord, createUser } from '../support/seed.js';
 import { selfContactId } from '../support/self-contact.js';
 
-describeEachBackend('ContactStore.get', (db) => {
+describeEachBackend('ContactStore.get and getMany', (db) => {
   let store: Store;
   let ownerId: string;
   let otherId: string;
@@ -20,7 +22,11 @@ describeEachBackend('ContactStore.get', (db) => {
     // Interleaved writes of two users, so a lookup that ignored the owner would find the other's rows.
     await store.contacts.importContacts(ownerId, [contactRecord({ name: 'Survivor', tags: ['a'], research_data: { note: 'x' } })]);
     await store.contacts.importContacts(otherId, [contactRecord({ name: 'Other Survivor' }), contactRecord({ name: 'Other Duplicate' })]);
-    await store.contacts.importContacts(ownerId, [contactRecord({ name: 'Duplicate' }), contactRecord({ name: 'Older Duplicate' })]);
+    await store.contacts.importContacts(ownerId, [
+      contactRecord({ name: 'Duplicate' }),
+      contactRecord({ name: 'Older Duplicate' }),
+      contactRecord({ name: 'Second' }),
+    ]);
     contacts = (await store.contacts.listPage(ownerId, { limit: 100, offset: 0 })).contacts;
     otherContacts = (await store.contacts.listPage(otherId, { limit: 100, offset: 0 })).contacts;
     // Older Duplicate → Duplicate, then Duplicate → Survivor: merge() flattens the chain to one step.
@@ -69,6 +75,49 @@ describeEachBackend('ContactStore.get', (db) => {
 
     it('any id when the owner is unknown', async () => {
       expect(await store.contacts.get(otherId.replace(/^.{8}/, '00000000'), named('Survivor').id)).toBeNull();
+    });
+  });
+
+  describe('getMany', () => {
+    const idsOf = async (ids: readonly string[]) => (await store.contacts.getMany(ownerId, ids)).map((listed) => listed.key.id);
+
+    it('returns the owner’s listable contacts among the ids in list order, as readListed gives them', async () => {
+      const listed = (await store.contacts.readListed(ownerId, null, 100)).contacts;
+      expect(listed.map((entry) => JSON.parse(entry.json) as Contact)).toEqual([named('Survivor'), named('Second')]);
+      expect(await store.contacts.getMany(ownerId, [named('Second').id, named('Survivor').id])).toEqual(listed);
+    });
+
+    it('leaves out merged ids, the self row, another owner’s, unknown and malformed ids', async () => {
+      const asked = [
+        named('Duplicate').id,
+        named('Older Duplicate').id,
+        await selfContactId(db().databaseUrl, ownerId),
+        named('Other Survivor', otherContacts).id,
+        named('Other Duplicate', otherContacts).id,
+        '0190a1b2-0000-7000-8000-000000000000',
+        '',
+        'not-a-uuid',
+        `${named('Second').id}x`,
+        "' OR 1=1 --",
+        named('Second').id,
+      ];
+      expect(await idsOf(asked)).toEqual([named('Second').id]);
+    });
+
+    it('returns each contact once, whatever the case or repetition of its id', async () => {
+      const { id } = named('Survivor');
+      expect(await idsOf([id, id.toUpperCase(), id])).toEqual([id]);
+    });
+
+    it('returns nothing for no ids, or for an unknown owner', async () => {
+      expect(await store.contacts.getMany(ownerId, [])).toEqual([]);
+      expect(await store.contacts.getMany(otherId.replace(/^.{8}/, '00000000'), [named('Survivor').id])).toEqual([]);
+    });
+
+    it(`takes at most ${GET_MANY_MAX_IDS} ids`, async () => {
+      const ids = Array.from({ length: GET_MANY_MAX_IDS }, () => named('Survivor').id);
+      expect(await idsOf(ids)).toEqual([named('Survivor').id]);
+      await expect(store.contacts.getMany(ownerId, [...ids, named('Second').id])).rejects.toThrow(InputError);
     });
   });
 });

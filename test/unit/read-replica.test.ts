@@ -23,6 +23,7 @@ function fakeStore(name: string) {
     listPageJson: () => answer('listPageJson', { json: Buffer.from('{}'), returned: 0, total: name === 'replica' ? 1 : 2, version: 1 }),
     listingVersion: () => answer('listingVersion', name === 'replica' ? 1 : 2),
     get: () => answer('get', { contact: { id: name } as Contact, mergedFrom: null }),
+    getMany: () => answer('getMany', [{ key: { created_at: name, id: name }, updatedAt: name, json: '{}' }]),
     search: () => answer('search', [{ id: name } as Contact]),
     importContacts: () =>
       answer('importContacts', { created: 1, updated: 0, unchanged: 0, merged: 0, matchedByEmail: 0, duplicateEmails: [] }),
@@ -80,8 +81,9 @@ describe('withReadReplica routing', () => {
     expect((await store.contacts.listPageJson('owner', PAGE)).total).toBe(1);
     expect(await store.contacts.listingVersion('owner')).toBe(1);
     expect((await store.contacts.get('owner', 'id'))?.contact.id).toBe('replica');
+    expect((await store.contacts.getMany('owner', ['id']))[0]?.key.id).toBe('replica');
     expect((await store.contacts.search('owner', 'q', 5))[0]?.id).toBe('replica');
-    expect(replica.calls).toEqual(['listPage', 'listPageJson', 'listingVersion', 'get', 'search']);
+    expect(replica.calls).toEqual(['listPage', 'listPageJson', 'listingVersion', 'get', 'getMany', 'search']);
     expect(primary.calls).toEqual([]);
   });
 

@@ -10,6 +10,7 @@ import { CONTACT_COLUMNS, columnList } from '../columns.js';
 import { contactFromRow, type ContactRow } from '../contact-row.js';
 import { decideContactWrite } from '../contact-write.js';
 import { emailKeysOf, planEmails } from '../email-match.js';
+import { idsToGet, listedContactOf, type ListedRow } from '../get-many.js';
 import { listableSql } from '../listable.js';
 import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
@@ -38,6 +39,18 @@ const GET_CONTACT_SQL = `
   SELECT ${columnList(CONTACT_COLUMNS, 'c')}, c.is_self, c.merged_into
   FROM chain JOIN contacts c ON c.owner_id = $1::uuid AND c.id = chain.id
   ORDER BY chain.hops DESC LIMIT 1`;
+
+/**
+ * The owner's listable contacts among the ids, in list order; created_at as readListed gives it. The ids are looked up
+ * by primary key first (a materialized CTE): asked for the owner and the ids at once, a planner without statistics (a
+ * fresh import) walks the owner's whole listing index instead, 40 ms for 10 ids of 10,000 contacts.
+ */
+const GET_MANY_SQL = `
+  WITH asked AS MATERIALIZED (
+    SELECT owner_id, merged_into, is_self, created_at, id, updated_at, api_json FROM contacts WHERE id = ANY($2::uuid[])
+  )
+  SELECT created_at::text AS created_at, id, updated_at, api_json FROM asked
+  WHERE ${listableSql(POSTGRES_DIALECT, '$1::uuid', 'asked')} ORDER BY asked.created_at, asked.id`;
 
 /** The chosen contacts of a search, read in full. */
 const SEARCH_ROWS_SQL = `SELECT ${columnList(CONTACT_COLUMNS)} FROM contacts WHERE ${listableSql(POSTGRES_DIALECT, '$1')} AND id = ANY($2::uuid[])`;
@@ -74,6 +87,14 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
     if (!row) return null;
     const { is_self, merged_into, ...contact } = row;
     return mergeChainResult(askedId, { contact: contactFromRow(contact), is_self, merged_into });
+  }
+
+  async getMany(ownerId: string, ids: readonly string[]): ReturnType<ContactStore['getMany']> {
+    const owner = canonicalId(ownerId);
+    const wanted = idsToGet(ids);
+    if (owner === null || wanted.length === 0) return [];
+    const { rows } = await this.pool.query<ListedRow>({ name: 'contacts_get_many', text: GET_MANY_SQL, values: [owner, wanted] });
+    return rows.map(listedContactOf);
   }
 
   async search(ownerId: string, query: string, limit: number): Promise<Contact[]> {

@@ -9,6 +9,7 @@ import { CONTACT_COLUMNS, columnList, JSON_COLUMNS } from '../columns.js';
 import { contactFromRow, type ContactRow } from '../contact-row.js';
 import { decideContactWrite } from '../contact-write.js';
 import { addEmailHolders, emailKeysOf, planEmails } from '../email-match.js';
+import { idsToGet, listedContactOf, type ListedRow } from '../get-many.js';
 import { listableSql } from '../listable.js';
 import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
@@ -37,6 +38,15 @@ const GET_CONTACT_SQL = `
   )
   SELECT ${CONTACT_SELECT}, c.is_self, c.merged_into FROM contacts c
   WHERE c.owner_id = @owner AND c.id = (SELECT id FROM chain ORDER BY hops DESC LIMIT 1)`;
+
+/**
+ * The owner's listable contacts among a JSON array of ids, in list order. CROSS JOIN keeps the ids the outer loop, each
+ * found by (owner, id): otherwise the planner walks the owner's whole listing index (1.1 ms against 0.06 ms for 10 ids
+ * of 10,000 contacts).
+ */
+const GET_MANY_SQL = `SELECT c.created_at, c.id, c.updated_at, c.api_json
+  FROM json_each(@ids) AS asked CROSS JOIN contacts c ON c.id = asked.value
+  WHERE ${listableSql(SQLITE_DIALECT, '@owner', 'c')} ORDER BY c.created_at, c.id`;
 
 /**
  * Imports from this many contacts up run as a bulk load. A bulk load drops and restores triggers, a schema change:
@@ -82,6 +92,14 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
       is_self: isSelf === 1,
       merged_into: mergedInto as string | null,
     });
+  }
+
+  async getMany(ownerId: string, ids: readonly string[]): ReturnType<ContactStore['getMany']> {
+    const owner = canonicalId(ownerId);
+    const wanted = idsToGet(ids);
+    if (owner === null || wanted.length === 0) return [];
+    const rows = this.statements.get(GET_MANY_SQL).all({ owner, ids: JSON.stringify(wanted) }) as ListedRow[];
+    return rows.map(listedContactOf);
   }
 
   async search(ownerId: string, query: string, limit: number): Promise<Contact[]> {
