@@ -48,7 +48,8 @@ for (const { backend, available } of migrationBackends(postgresAdminUrl)) {
     });
 
     it('leaves keys made before without a display form', async () => {
-      expect(await store.migrate()).toEqual([ADMIN_API]);
+      // Migrations after it apply too (migrate() applies every pending one).
+      expect((await store.migrate())[0]).toBe(ADMIN_API);
       expect((await store.keys.listForOwner(owner)).map((key) => key.start)).toEqual([null, null]);
     });
 

@@ -59,6 +59,12 @@ const LEASE_DUE_SQL = `WITH due AS (
   UPDATE webhooks w SET lease_holder = $1::text, lease_until = $3::timestamptz FROM due WHERE w.id = due.id
   RETURNING ${RETURNED}`;
 
+/**
+ * Whether any endpoint is enabled, read from webhooks alone: most deployments have none, and a poll then never touches
+ * owner_listing, whose locks (a migration's, an operator's) would hold the poll, and a pool connection with it.
+ */
+const ANY_ENABLED_SQL = "SELECT EXISTS (SELECT 1 FROM webhooks WHERE status = 'enabled') AS any";
+
 /** A holder's write applies only while the endpoint's lease is still the holder's (nobody took it over, nobody ended it). */
 const HELD = 'id = $1::uuid AND lease_holder = $2::text';
 
@@ -148,6 +154,8 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   async leaseDue(holder: string, now: string, leaseUntil: string, limit: number): Promise<WebhookRecord[]> {
+    const enabled = await this.pool.query<{ any: boolean }>(ANY_ENABLED_SQL);
+    if (!enabled.rows[0]?.any) return [];
     const { rows } = await this.pool.query<WebhookRow>(LEASE_DUE_SQL, [holder, now, leaseUntil, limit]);
     return rows.map(webhookRecord);
   }
