@@ -1,5 +1,10 @@
 import type { Hash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
@@ -35,6 +40,8 @@ export interface AdminContactRoutesOptions {
   store: Pick<Store, 'users' | 'contacts'>;
   /** ADMIN_BODY_LIMIT_MB in bytes: the largest body an import reads. */
   bodyLimitBytes: number;
+  /** ADMIN_IMPORT_MAX_RECORDS: the most records an import takes. */
+  maxRecords: number;
 }
 
 export const UNSUPPORTED_IMPORT_TYPE_MESSAGE = `Content-Type must be ${orList(IMPORT_MEDIA_TYPES)}`;
@@ -132,7 +139,7 @@ export async function adminContactRoutes(app: FastifyInstance, options: AdminCon
 }
 
 /** The import, in a scope of its own: it reads its body as it arrives, whatever its type, which no other route does. */
-async function importRoute(app: FastifyInstance, { store, bodyLimitBytes }: AdminContactRoutesOptions): Promise<void> {
+async function importRoute(app: FastifyInstance, { store, bodyLimitBytes, maxRecords }: AdminContactRoutesOptions): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
@@ -194,12 +201,20 @@ async function importRoute(app: FastifyInstance, { store, bodyLimitBytes }: Admi
       const key = parseIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER]);
       const fingerprint = fingerprintHasher(requestHead(request));
       const body = request.body instanceof Readable ? request.body : Readable.from([]);
-      const file = await readContacts(hashed(bytesWithin(body, bodyLimitBytes), fingerprint), format, 'the body');
-      const user = { id: request.params.id };
-      // ImportSummary has every field the schema declares; test/admin/contacts.test.ts, that it has no other.
-      const summary = (): Promise<Static<typeof ImportSummarySchema>> =>
-        importContacts(store, { user, file, matchEmail: request.query.match_email === 'true' });
-      return app.answerIdempotently(request, reply, { key, fingerprint: () => fingerprint.digest('hex') }, summary);
+      const within = bytesWithin(body, bodyLimitBytes);
+      // A key's answer is looked up by the whole body's fingerprint before anything is imported: the body is set
+      // aside first, on disk, not in memory.
+      const spool = key === null ? null : await spooled(hashed(within, fingerprint));
+      try {
+        const file = readContacts(spool?.bytes ?? within, format, 'the body', { maxRecords });
+        const user = { id: request.params.id };
+        // ImportSummary has every field the schema declares; test/admin/contacts.test.ts, that it has no other.
+        const summary = (): Promise<Static<typeof ImportSummarySchema>> =>
+          importContacts(store, { user, file, matchEmail: request.query.match_email === 'true' });
+        return await app.answerIdempotently(request, reply, { key, fingerprint: () => fingerprint.digest('hex') }, summary);
+      } finally {
+        await spool?.close();
+      }
     },
   );
 }
@@ -208,5 +223,18 @@ async function* hashed(bytes: AsyncIterable<Buffer>, hash: Hash): AsyncGenerator
   for await (const chunk of bytes) {
     hash.update(chunk);
     yield chunk;
+  }
+}
+
+/** The bytes written to a file that has no name (removed once open), to be read back once. */
+async function spooled(bytes: AsyncIterable<Buffer>): Promise<{ bytes: AsyncIterable<Buffer>; close: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'contacts-import-'));
+  try {
+    const path = join(dir, 'body');
+    await pipeline(Readable.from(bytes), createWriteStream(path));
+    const handle = await open(path);
+    return { bytes: handle.createReadStream({ autoClose: false }), close: () => handle.close() };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }

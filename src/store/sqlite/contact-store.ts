@@ -10,6 +10,7 @@ import { contactFromRow, type ContactRow } from '../contact-row.js';
 import { decideContactWrite } from '../contact-write.js';
 import { addEmailHolders, emailKeysOf, planEmails } from '../email-match.js';
 import { idsToGet, listedContactOf, type ListedRow } from '../get-many.js';
+import { importBatches, type BatchOutcome } from '../import-batches.js';
 import { listableSql } from '../listable.js';
 import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
@@ -66,13 +67,25 @@ const EMAIL_HOLDERS_SQL = `SELECT id, ${EMAIL_KEY} AS email_key FROM contacts IN
 
 const CONTACT_BY_ROWID_SQL = `SELECT ${CONTACT_SELECT} FROM contacts c WHERE c.rowid = ?`;
 
+/** A streamed import's ledger (import-batches.ts): a table of the import connection alone, emptied before COMMIT. */
+const LEDGER_SQL = `CREATE TEMP TABLE IF NOT EXISTS import_ledger (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+  label TEXT NOT NULL, merged_into TEXT)`;
+const LEDGER_EARLIER_SQL = 'SELECT id, label FROM temp.import_ledger WHERE id IN (SELECT value FROM json_each(?))';
+const LEDGER_MERGES_SQL = `SELECT seq, id, label, merged_into FROM temp.import_ledger
+  WHERE merged_into IS NOT NULL AND seq > ? ORDER BY seq LIMIT ?`;
+
 export class SqliteContactStore extends ListedContacts implements ContactStore {
   /** Set while a bulk load of many owners runs: each owner's import joins it. */
   bulkLoad: SqliteBulkLoad | null = null;
+  private importer: SqliteContactStore | undefined;
+  private importQueue: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly statements: StatementCache,
     private readonly writeLock: SqliteWriteLock,
     listingOptions: PagedListingOptions,
+    /** Opens the connection streamed imports use; without it (an in-memory database) they use this store's. */
+    private readonly openImporter?: () => SqliteContactStore,
   ) {
     super(
       sqlitePageSource(statements.db, (sql) => statements.get(sql)),
@@ -125,17 +138,73 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
     return this.writeLock.run(() => this.writeImport(bulkLoad, ownerId, records, emails));
   }
 
+  /**
+   * Streamed imports run one at a time on the import connection (`openImporter`), never on the one every request shares:
+   * their transaction stays open while the batches arrive, and a request's statements would join it there.
+   */
+  async importBatches(
+    ownerId: string,
+    batches: AsyncIterable<readonly ImportRecord[]>,
+    emails: ImportEmails = 'ignore',
+  ): Promise<ImportOutcome> {
+    this.importer ??= this.openImporter?.() ?? this;
+    const importer = this.importer;
+    const imported = this.importQueue.then(() => importer.importHere(ownerId, batches, emails));
+    this.importQueue = imported.catch(() => undefined);
+    return imported;
+  }
+
+  private async importHere(ownerId: string, batches: AsyncIterable<readonly ImportRecord[]>, emails: ImportEmails): Promise<ImportOutcome> {
+    const { db } = this.statements;
+    const now = new Date().toISOString();
+    if (!(await this.writeLock.begin())) throw new Error('a streamed import cannot join a transaction already open');
+    try {
+      db.exec(LEDGER_SQL);
+      let load: SqliteBulkLoad | null = null;
+      let records = 0;
+      const outcome = await importBatches(
+        {
+          earlier: async (ids) => {
+            const rows = this.statements.get(LEDGER_EARLIER_SQL).all(JSON.stringify(ids)) as { id: string; label: string }[];
+            return new Map(rows.map(({ id, label }) => [id, label]));
+          },
+          note: async (batch, firstSeq) => {
+            const insert = this.statements.get('INSERT INTO temp.import_ledger (seq, id, label, merged_into) VALUES (?, ?, ?, ?)');
+            batch.forEach(({ label, contact }, index) => {
+              if (contact.id !== null) insert.run(firstSeq + index, contact.id, label, contact.mergedInto ?? null);
+            });
+          },
+          write: async (batch) => {
+            records += batch.length;
+            // From here on the triggers' per-row work is done in sets, as by an import of an array this large.
+            if (load === null && records >= BULK_LOAD_MIN_CONTACTS) load = SqliteBulkLoad.within(db);
+            return this.writeRecords(load, ownerId, batch, emails, now);
+          },
+          pendingMerges: async (afterSeq, limit) =>
+            (this.statements.get(LEDGER_MERGES_SQL).all(afterSeq, limit) as Row[]).map((row) => ({
+              seq: row.seq as number,
+              id: row.id as string,
+              label: row.label as string,
+              mergedInto: row.merged_into as string,
+            })),
+          merge: async ({ id, mergedInto }) => mergeContacts(this.statements, ownerId, id, mergedInto, now, 'no-op'),
+        },
+        batches,
+      );
+      (load as SqliteBulkLoad | null)?.finish();
+      db.exec('DELETE FROM temp.import_ledger; COMMIT');
+      return outcome;
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
   private writeImport(load: SqliteBulkLoad | null, ownerId: string, records: readonly ImportRecord[], emails: ImportEmails): ImportOutcome {
     const now = new Date().toISOString();
-    const writer = new ContactWriter(this.statements, ownerId, now);
-    const plan = planEmails(records, emails === 'ignore' ? new Map() : this.emailHolders(ownerId, emailKeysOf(records)), emails);
+    const written = this.writeRecords(load, ownerId, records, emails, now);
     let merged = 0;
-    for (const record of plan.records) {
-      const { id } = record.contact;
-      writer.write(decideContactWrite(ownerId, record, id === null ? undefined : writer.existing(id), now));
-    }
-    load?.indexNewContacts();
-    for (const { label, contact } of plan.records) {
+    for (const { label, contact } of records) {
       if (contact.mergedInto === undefined) continue;
       try {
         if (mergeContacts(this.statements, ownerId, contact.id!, contact.mergedInto, now, 'no-op')) merged++;
@@ -143,7 +212,25 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
         throw refusedRecordMerge(label, error);
       }
     }
-    return { ...writer.counts, merged, matchedByEmail: plan.matchedByEmail, duplicateEmails: plan.duplicateEmails };
+    return { ...written, merged, duplicateEmailCount: written.duplicateEmails.length };
+  }
+
+  /** Writes the records inside the caller's write transaction; merges are the caller's. */
+  private writeRecords(
+    load: SqliteBulkLoad | null,
+    ownerId: string,
+    records: readonly ImportRecord[],
+    emails: ImportEmails,
+    now: string,
+  ): BatchOutcome {
+    const writer = new ContactWriter(this.statements, ownerId, now);
+    const plan = planEmails(records, emails === 'ignore' ? new Map() : this.emailHolders(ownerId, emailKeysOf(records)), emails);
+    for (const record of plan.records) {
+      const { id } = record.contact;
+      writer.write(decideContactWrite(ownerId, record, id === null ? undefined : writer.existing(id), now));
+    }
+    load?.indexNewContacts();
+    return { ...writer.counts, matchedByEmail: plan.matchedByEmail, duplicateEmails: plan.duplicateEmails };
   }
 
   /** The owner's listable contacts holding each of the email keys, in list order. */
