@@ -17,6 +17,8 @@ export interface ReceivedDelivery {
   verifiedWith: number[];
   /** What the receiver answered. */
   status: number;
+  /** When it arrived (Date.now(), once its body was read). */
+  receivedAt: number;
 }
 
 interface Endpoint {
@@ -96,6 +98,7 @@ export class WebhookReceiver {
   private async take(request: IncomingMessage): Promise<number> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
+    const receivedAt = Date.now();
     const endpoint = this.endpoints.get(request.url ?? '');
     if (!endpoint || request.method !== 'POST') return 404;
     const body = Buffer.concat(chunks).toString('utf8');
@@ -124,6 +127,7 @@ export class WebhookReceiver {
       event: event as ReceivedDelivery['event'],
       verifiedWith,
       status,
+      receivedAt,
     });
     return status;
   }
