@@ -29,7 +29,7 @@ export const WEBHOOK_POLL_MS = 250;
 const LEASE_MS = 15_000;
 const LEASE_RENEW_MS = 5_000;
 /**
- * A share of a process's delivery slots (docs/webhooks.md, "Isolation"). An endpoint with changes to send and no failure
+ * A share of a process's delivery slots (docs/webhooks.md, "Fair shares"). An endpoint with changes to send and no failure
  * waiting is delivered to in the current lane; one whose retry is due, in the retrying lane, a small one of its own:
  * endpoints that keep failing, however many, hold only its slots. In each lane one owner holds at most `perOwner`
  * endpoints of a process, and a lease goes round the owners, so that no owner waits behind another's timeouts.
