@@ -421,6 +421,15 @@ export interface WebhookDelivery {
   attemptedAt: string;
 }
 
+/** Which endpoints a lease takes, and how many (WebhookStore.leaseDue). */
+export interface WebhookLeaseLane {
+  /** Endpoints whose retry is due (true), or endpoints with changes past the cursor and no retry waiting (false). */
+  retrying: boolean;
+  limit: number;
+  /** The most endpoints of one owner the holder may hold in the lane at once, counting those it holds already. */
+  perOwner: number;
+}
+
 /**
  * Webhook endpoints and their delivery state, shared by every process. A dispatcher leases the endpoints it delivers
  * to: while a lease holds, no other process (or instance, on PostgreSQL: FOR UPDATE SKIP LOCKED) leases that endpoint,
@@ -442,12 +451,15 @@ export interface WebhookStore {
   /** The new secret signs from now; the current one becomes the previous one until `previousUntil`. */
   rotateSecret(id: string, sealedSecret: string, previousUntil: string, now: string): Promise<WebhookRecord | null>;
   /**
-   * Leases for `holder` until `leaseUntil` at most `limit` enabled endpoints that have work and no live lease: their
-   * owner's change log has moved past their cursor, or a retry is due (nextAttemptAt <= now). Endpoints waiting for a
-   * retry not yet due are not leased. A poll: on SQLite it leases nothing while another connection holds the write
-   * lock (it never waits for it), and the next poll tries again.
+   * Leases for `holder` until `leaseUntil` enabled endpoints of `lane` that have work and no live lease: their owner's
+   * change log has moved past their cursor and no retry waits, or (the retrying lane) their retry is due
+   * (nextAttemptAt <= now). Endpoints waiting for a retry not yet due are not leased. At most `lane.limit`, and of one
+   * owner only as many as bring the endpoints of that owner the holder holds in the lane to `lane.perOwner`; taken
+   * round the owners (every owner's longest waiting endpoint before any owner's second), then the longest waiting
+   * first. A poll: on SQLite it leases nothing while another connection holds the write lock (it never waits for it),
+   * and the next poll tries again.
    */
-  leaseDue(holder: string, now: string, leaseUntil: string, limit: number): Promise<WebhookRecord[]>;
+  leaseDue(holder: string, now: string, leaseUntil: string, lane: WebhookLeaseLane): Promise<WebhookRecord[]>;
   /** Extends the holder's lease; false when it no longer holds it. */
   renewLease(id: string, holder: string, leaseUntil: string): Promise<boolean>;
   releaseLease(id: string, holder: string): Promise<void>;
