@@ -1918,11 +1918,20 @@ export interface operations {
                  *     {"name": "Grace Hopper"}
                  */
                 "application/x-ndjson": unknown;
+                "application/ndjson": unknown;
+                "application/jsonl": unknown;
+                "application/x-jsonl": unknown;
+                "application/jsonlines": unknown;
+                "application/x-jsonlines": unknown;
                 /**
                  * @example name,email,tags
                  *     Ada Lovelace,ada@example.com,math;history
                  */
                 "text/csv": unknown;
+                "application/csv": unknown;
+                "text/comma-separated-values": unknown;
+                "text/x-csv": unknown;
+                "application/x-csv": unknown;
                 /**
                  * @example BEGIN:VCARD
                  *     VERSION:3.0
@@ -1931,6 +1940,8 @@ export interface operations {
                  *     END:VCARD
                  */
                 "text/vcard": unknown;
+                "text/x-vcard": unknown;
+                "text/directory": unknown;
             };
         };
         responses: {
