@@ -73,6 +73,29 @@ describeEachBackend('admin API: Idempotency-Key', (db) => {
     expect(await keysOf(user.id)).toEqual([first.json.id]);
   });
 
+  it('an id in another case, or percent-encoded, names the same operation: the same key replays the first answer, and makes nothing more', async () => {
+    const user = await createUser(db().store);
+    const key = randomUUID();
+    const first = await post(`/admin/v1/users/${user.id}/keys`, key, { label: 'Zapier' });
+    const upper = await post(`/admin/v1/users/${user.id.toUpperCase()}/keys`, key, { label: 'Zapier' });
+    expect(outcome(upper)).toEqual({ status: 201, body: first.json, replayed: 'true' });
+    const encoded = `%${user.id.charCodeAt(0).toString(16)}${user.id.slice(1)}`;
+    expect(outcome(await post(`/admin/v1/users/${encoded}/keys`, key, { label: 'Zapier' }))).toEqual(outcome(upper));
+    expect(outcome(await post(`/admin/v1/users/${user.id}/keys`, key, { label: 'other' }))).toEqual({
+      status: 422,
+      body: { error: IDEMPOTENCY_MISMATCH_MESSAGE },
+      replayed: null,
+    });
+    const rotation = randomUUID();
+    const rotated = await post(`/admin/v1/keys/${first.json.id.toUpperCase()}/rotate`, rotation, {});
+    expect(outcome(await post(`/admin/v1/keys/${first.json.id}/rotate`, rotation, {}))).toEqual({
+      status: 201,
+      body: rotated.json,
+      replayed: 'true',
+    });
+    expect(await keysOf(user.id)).toEqual([first.json.id, rotated.json.id]);
+  });
+
   it('a 4xx answer is kept and replayed; a 5xx is not: the retry runs', async () => {
     const unknown = randomUUID();
     const key = randomUUID();

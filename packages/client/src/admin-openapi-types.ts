@@ -486,7 +486,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -1323,7 +1323,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -1542,7 +1542,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -1887,7 +1887,7 @@ export interface operations {
                 match_email?: "true" | "false";
             };
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -2152,7 +2152,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -2659,7 +2659,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3411,7 +3411,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3753,7 +3753,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {

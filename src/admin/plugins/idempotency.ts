@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import fp from 'fastify-plugin';
+import { canonicalId } from '../../domain/ids.js';
 import { httpOutcome } from '../../http/errors.js';
 import {
   fingerprintOf,
@@ -65,9 +66,31 @@ export default fp<IdempotencyPluginOptions>(
   { name: 'idempotency', dependencies: ['json-body'] },
 );
 
-/** What a request's fingerprint is made of, besides its body. */
+/** What a request's fingerprint is made of, besides its body: its path as canonicalPath makes it, with the query sent. */
 export function requestHead(request: FastifyRequest): RequestHead {
-  return { method: request.method, path: request.url, contentType: request.headers['content-type'] };
+  const query = request.url.indexOf('?');
+  return {
+    method: request.method,
+    path: query === -1 ? canonicalPath(request) : canonicalPath(request) + request.url.slice(query),
+    contentType: request.headers['content-type'],
+  };
+}
+
+/** The operation a request names, as its Idempotency-Key's scope: its method and its canonical path, without the query. */
+function requestScope(request: FastifyRequest): string {
+  return `${request.method} ${canonicalPath(request)}`;
+}
+
+/**
+ * The route's path with each id as stored (lower case): an id sent in upper case, or percent-encoded, names the same
+ * record, so the same operation. A parameter that is not a UUID names nothing; it is kept, encoded, apart from any other.
+ */
+function canonicalPath(request: FastifyRequest): string {
+  const params = request.params as Record<string, string>;
+  return request.routeOptions.url!.replace(/:(\w+)/g, (_, name: string) => {
+    const value = params[name] ?? '';
+    return canonicalId(value) ?? encodeURIComponent(value);
+  });
 }
 
 function idempotentHandler(handler: RouteHandlerMethod, options: IdempotencyPluginOptions): RouteHandlerMethod {
@@ -90,7 +113,7 @@ async function answerIdempotently(
   if (key === null) return handle();
   const answer = await runIdempotently(
     options.store,
-    { scope: `${request.method} ${request.url.split('?', 1)[0]}`, key, fingerprint: fingerprint() },
+    { scope: requestScope(request), key, fingerprint: fingerprint() },
     () => answerOf(handle, reply),
     options,
   );
