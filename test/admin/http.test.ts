@@ -252,7 +252,7 @@ describeEachBackend('admin API: the token, the HTTP layer, the log and the docum
       const calls = logs.lines().filter((line) => line.msg === 'admin call' && line.webhookId === webhook.id);
       expect(calls.map(({ method, route, userId, status }) => ({ method, route, userId, status }))).toEqual([
         { method: 'POST', route: '/admin/v1/users/:id/webhooks', userId: user.id, status: 201 },
-        { method: 'POST', route: '/admin/v1/webhooks/:webhookId/rotate-secret', userId: undefined, status: 200 },
+        { method: 'POST', route: '/admin/v1/webhooks/:webhookId/rotate-secret', userId: user.id, status: 200 },
         { method: 'PATCH', route: '/admin/v1/webhooks/:webhookId', userId: user.id, status: 200 },
         { method: 'DELETE', route: '/admin/v1/webhooks/:webhookId', userId: undefined, status: 204 },
       ]);

@@ -23,6 +23,19 @@ describeEachBackend('admin API: Idempotency-Key', (db) => {
 
   const post = (path: string, key: string, body: unknown) => admin.request('POST', path, { body, headers: { 'idempotency-key': key } });
   const keysOf = async (userId: string) => (await db().store.keys.listForOwner(userId)).map((key) => key.id);
+  /** How many answers are kept under the Idempotency-Keys that start with the tag. */
+  const keptAnswers = async (tag: string) => {
+    const other = await openOtherConnection(db());
+    try {
+      const [row] = await other.rows<{ kept: number }>(
+        "SELECT count(*) AS kept FROM idempotency_keys WHERE completed_at IS NOT NULL AND idempotency_key LIKE ? || '%'",
+        tag,
+      );
+      return Number(row!.kept);
+    } finally {
+      await other.close();
+    }
+  };
   const outcome = (answer: AdminAnswer) => ({
     status: answer.status,
     body: answer.json,
@@ -94,6 +107,32 @@ describeEachBackend('admin API: Idempotency-Key', (db) => {
       replayed: 'true',
     });
     expect(await keysOf(user.id)).toEqual([first.json.id, rotated.json.id]);
+  });
+
+  it('deleting a user deletes the answers kept for them: a retry after it runs anew and finds no user, never the secret', async () => {
+    const tag = randomUUID();
+    const user = (await post('/admin/v1/users', `${tag} signup`, { email: `${tag}@example.com`, plan: 'pro' })).json;
+    const calls: [path: string, body: unknown][] = [
+      [`/admin/v1/users/${user.id}/keys`, { label: 'Zapier' }],
+      [`/admin/v1/users/${user.id}/webhooks`, { url: 'https://hooks.example.com/gone' }],
+    ];
+    const answers = [];
+    for (const [path, body] of calls) answers.push(await post(path, `${tag} ${path}`, body));
+    calls.push([`/admin/v1/keys/${answers[0]!.json.id}/rotate`, {}], [`/admin/v1/webhooks/${answers[1]!.json.id}/rotate-secret`, {}]);
+    for (const [path, body] of calls.slice(2)) answers.push(await post(path, `${tag} ${path}`, body));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 200]);
+    expect(await keptAnswers(tag)).toBe(5);
+
+    expect((await admin.request('DELETE', `/admin/v1/users/${user.id}`)).status).toBe(204);
+    expect(await keptAnswers(tag)).toBe(0);
+    for (const [path, body] of calls) {
+      const retried = await post(path, `${tag} ${path}`, body);
+      expect({ path, status: retried.status, replayed: retried.headers.get('idempotent-replayed') }).toEqual({
+        path,
+        status: 404,
+        replayed: null,
+      });
+    }
   });
 
   it('a 4xx answer is kept and replayed; a 5xx is not: the retry runs', async () => {

@@ -44,7 +44,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a user and everything that is theirs
-         * @description Deletes the user, their keys, their OAuth grants and their contacts, at once. Their keys get 401 on every worker within a second.
+         * @description Deletes the user, their keys, their OAuth grants, their contacts, their webhook endpoints and the answers kept for their `Idempotency-Key`s, at once. Their keys get 401 on every worker within a second; a retry of a request about them runs anew (404).
          */
         delete: operations["deleteUser"];
         options?: never;

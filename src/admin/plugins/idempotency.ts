@@ -9,10 +9,11 @@ import {
   IDEMPOTENT_REPLAYED_HEADER,
   parseIdempotencyKey,
   runIdempotently,
-  type IdempotentAnswer,
+  type OwnedAnswer,
   type IdempotencyOptions,
 } from '../../operations/idempotency.js';
 import type { Store } from '../../store/store.js';
+import { targetUserOf } from './call-log.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -50,7 +51,8 @@ const NO_BODY = Buffer.alloc(0);
  * A route with `config: { idempotent: true }` runs once per Idempotency-Key (runIdempotently: Stripe's semantics,
  * kept in the database): its handler's answer (which it returns, never sends), or the 4xx it throws, is kept and given again, with
  * `Idempotent-Replayed: true`, to the same request within 24 h. Requests without the header run as they are.
- * Registered after json-body, whose bytes make the fingerprint.
+ * Registered after json-body, whose bytes make the fingerprint, and call-log, whose targets name the user an answer
+ * is kept for.
  */
 export default fp<IdempotencyPluginOptions>(
   async (app, options) => {
@@ -63,7 +65,7 @@ export default fp<IdempotencyPluginOptions>(
       if (route.config?.idempotent) route.handler = idempotentHandler(route.handler, options);
     });
   },
-  { name: 'idempotency', dependencies: ['json-body'] },
+  { name: 'idempotency', dependencies: ['json-body', 'call-log'] },
 );
 
 /** What a request's fingerprint is made of, besides its body: its path as canonicalPath makes it, with the query sent. */
@@ -114,23 +116,26 @@ async function answerIdempotently(
   const answer = await runIdempotently(
     options.store,
     { scope: requestScope(request), key, fingerprint: fingerprint() },
-    () => answerOf(handle, reply),
+    () => answerOf(handle, request, reply),
     options,
   );
   if (answer.replayed) reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
   return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
 }
 
-/** The handler's answer as it will be sent; a 4xx it throws is an answer too, a 5xx is not (the key is freed). */
-async function answerOf(handle: () => unknown, reply: FastifyReply): Promise<IdempotentAnswer> {
+/**
+ * The handler's answer as it will be sent; a 4xx it throws is an answer too, a 5xx is not (the key is freed). A
+ * success is the user's it acted on (which was there), so it goes with the user; a refusal made nothing of anyone's.
+ */
+async function answerOf(handle: () => unknown, request: FastifyRequest, reply: FastifyReply): Promise<OwnedAnswer> {
   try {
     const payload = await handle();
     if (reply.sent) throw new Error('an idempotent route’s handler sent its answer instead of returning it');
     // The routes' serializers make JSON text.
-    return { status: reply.statusCode, body: reply.serialize(payload) as string };
+    return { status: reply.statusCode, body: reply.serialize(payload) as string, ownerId: targetUserOf(request) };
   } catch (error) {
     const outcome = httpOutcome(error);
     if (outcome.status >= 500) throw error;
-    return { status: outcome.status, body: JSON.stringify({ error: outcome.message }) };
+    return { status: outcome.status, body: JSON.stringify({ error: outcome.message }), ownerId: null };
   }
 }
