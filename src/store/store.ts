@@ -153,7 +153,8 @@ export interface UserStore {
   update(userId: string, changes: UserChanges): Promise<User | null>;
   /**
    * Deletes the user and everything that is theirs, in one transaction: keys, contacts, change log, listing state,
-   * and every OAuth record (grant, code, token, session) bound to one of their keys. False when there is no such user.
+   * webhook endpoints, the idempotent answers kept for them, and every OAuth record (grant, code, token, session) bound
+   * to one of their keys. False when there is no such user.
    */
   delete(userId: string): Promise<boolean>;
   /** A page of every user, oldest first (created_at, then id). */
@@ -321,6 +322,13 @@ export interface IdempotencyKey {
   key: string;
 }
 
+/** The answer an Idempotency-Key keeps: its status, its body, and the user it concerns, if any. */
+export interface KeptAnswer {
+  status: number;
+  body: string;
+  ownerId: string | null;
+}
+
 /**
  * What a claim of an Idempotency-Key found: the key was free (`claimed`: run the request, then complete or release);
  * the request ran already (`replay` its answer); the key came with another request (`mismatch`); or the request is
@@ -343,9 +351,11 @@ export interface IdempotencyStore {
   claim(key: IdempotencyKey, fingerprint: string, now: string, staleBefore?: string): Promise<IdempotencyClaim>;
   /**
    * Keeps the claimed request's answer, for claims to replay. The body is stored as given: an answer holding a secret
-   * (a new key) is for the caller to encrypt or leave out.
+   * (a new key) is for the caller to encrypt or leave out. An answer kept for a user (`ownerId`) is deleted with the
+   * user, in the user's delete; when that user is gone already (deleted while the request ran), the answer is not
+   * kept and the claim is forgotten, as release does.
    */
-  complete(key: IdempotencyKey, status: number, body: string, now: string): Promise<void>;
+  complete(key: IdempotencyKey, answer: KeptAnswer, now: string): Promise<void>;
   /** Forgets a claim whose request failed without an answer to keep (a 5xx), so that a retry runs it; never a completed one. */
   release(key: IdempotencyKey): Promise<void>;
   /** Removes up to `maxRows` keys whose window had passed at `now`; returns how many. */

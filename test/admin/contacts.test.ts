@@ -62,6 +62,8 @@ describeEachBackend('admin API: contacts', (db) => {
   const importPath = (userId: string, query = '') => `/admin/v1/users/${userId}/contacts/import${query}`;
   const importBody = (userId: string, type: string, raw: string | Uint8Array, headers: Record<string, string> = {}) =>
     admin.request('POST', importPath(userId), { raw, headers: { 'content-type': type, ...headers } });
+  const importOperation = () =>
+    admin.document.paths['/admin/v1/users/{id}/contacts/import']!.post as unknown as { requestBody: { content: object } };
   const total = async (userId: string) => (await db().store.contacts.listPage(userId, { limit: 1, offset: 0 })).total;
   const contactIds = async (userId: string) =>
     (await db().store.contacts.listPage(userId, { limit: 100, offset: 0 })).contacts.map((contact) => contact.id);
@@ -181,10 +183,43 @@ describeEachBackend('admin API: contacts', (db) => {
       expect(await total(user.id)).toBe(0);
     });
 
+    it('reads each format under the other media types tools send for it (text/x-vcard, text/directory, application/ndjson…)', async () => {
+      const aliases = {
+        'application/x-ndjson': [
+          'application/ndjson',
+          'application/jsonl',
+          'application/x-jsonl',
+          'application/jsonlines',
+          'application/x-jsonlines',
+        ],
+        'text/csv': ['application/csv', 'text/comma-separated-values', 'text/x-csv', 'application/x-csv'],
+        'text/vcard': ['text/x-vcard', 'text/directory'],
+      };
+      const csv = 'name,email\nAda Lovelace,ada@example.com\n';
+      const bodies: Record<string, string> = { 'application/x-ndjson': NDJSON_BODY, 'text/csv': csv, 'text/vcard': VCARD_BODY };
+      for (const [name, types] of Object.entries(aliases)) {
+        const expected = (await importBody((await createUser(db().store)).id, name, bodies[name]!)).json;
+        for (const type of types) {
+          const user = await createUser(db().store);
+          const answer = await importBody(user.id, `${type}; charset=utf-8`, bodies[name]!);
+          expect({ type, status: answer.status, body: answer.json }).toEqual({ type, status: 200, body: expected });
+          expect(await total(user.id)).toBe(expected.imported);
+        }
+        expect(importOperation().requestBody.content).toEqual(
+          expect.objectContaining(Object.fromEntries(types.map((type) => [type, expect.anything()]))),
+        );
+      }
+    });
+
     it('415 for another content type or none, naming the ones it reads; the body is not read', async () => {
       const user = await createUser(db().store);
-      expect(UNSUPPORTED_IMPORT_TYPE_MESSAGE).toBe('Content-Type must be application/json, application/x-ndjson, text/csv or text/vcard');
-      for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/xml' }, {}] as Record<string, string>[]) {
+      expect(UNSUPPORTED_IMPORT_TYPE_MESSAGE).toBe(
+        'Content-Type must be application/json, application/x-ndjson, application/ndjson, application/jsonl, application/x-jsonl, ' +
+          'application/jsonlines, application/x-jsonlines, text/csv, application/csv, text/comma-separated-values, text/x-csv, ' +
+          'application/x-csv, text/vcard, text/x-vcard or text/directory',
+      );
+      const others = ['text/plain', 'application/xml', 'application/vcard+json', 'text/calendar'];
+      for (const headers of [...others.map((type) => ({ 'content-type': type })), {}] as Record<string, string>[]) {
         const answer = await admin.request('POST', importPath(user.id), { raw: NDJSON_BODY, headers });
         expect({ headers, status: answer.status, body: answer.json }).toEqual({
           headers,

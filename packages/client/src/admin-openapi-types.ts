@@ -44,7 +44,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a user and everything that is theirs
-         * @description Deletes the user, their keys, their OAuth grants and their contacts, at once. Their keys get 401 on every worker within a second.
+         * @description Deletes the user, their keys, their OAuth grants, their contacts, their webhook endpoints and the answers kept for their `Idempotency-Key`s, at once. Their keys get 401 on every worker within a second; a retry of a request about them runs anew (404).
          */
         delete: operations["deleteUser"];
         options?: never;
@@ -486,7 +486,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -1323,7 +1323,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -1542,7 +1542,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -1887,7 +1887,7 @@ export interface operations {
                 match_email?: "true" | "false";
             };
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -1918,11 +1918,20 @@ export interface operations {
                  *     {"name": "Grace Hopper"}
                  */
                 "application/x-ndjson": unknown;
+                "application/ndjson": unknown;
+                "application/jsonl": unknown;
+                "application/x-jsonl": unknown;
+                "application/jsonlines": unknown;
+                "application/x-jsonlines": unknown;
                 /**
                  * @example name,email,tags
                  *     Ada Lovelace,ada@example.com,math;history
                  */
                 "text/csv": unknown;
+                "application/csv": unknown;
+                "text/comma-separated-values": unknown;
+                "text/x-csv": unknown;
+                "application/x-csv": unknown;
                 /**
                  * @example BEGIN:VCARD
                  *     VERSION:3.0
@@ -1931,6 +1940,8 @@ export interface operations {
                  *     END:VCARD
                  */
                 "text/vcard": unknown;
+                "text/x-vcard": unknown;
+                "text/directory": unknown;
             };
         };
         responses: {
@@ -2141,7 +2152,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -2648,7 +2659,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3400,7 +3411,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3742,7 +3753,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {

@@ -56,7 +56,10 @@ export interface PostOptions extends CallOptions {
 
 /** Options of `importContacts`. */
 export interface ImportOptions extends PostOptions {
-  /** The body's format: `application/json` (an array), `application/x-ndjson`, `text/csv` or `text/vcard`. */
+  /**
+   * The body's format: `application/json` (an array), `application/x-ndjson`, `text/csv` or `text/vcard`, or another name
+   * of one of them (`text/x-vcard`, `application/ndjson`…).
+   */
   contentType: ImportContentType;
   /** A record without an id updates the contact with the same email (ASCII case ignored), if any (the CLI's --match-email). */
   matchEmail?: boolean;

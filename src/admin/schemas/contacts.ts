@@ -3,6 +3,7 @@ import { IMPORTABLE_FIELDS } from '../../domain/contact.js';
 import { StringEnum } from '../../domain/schema-helpers.js';
 import { CSV_EXPORT_FORMATS } from '../../import/formats/csv.js';
 import { orList } from '../../import/or-list.js';
+import { IMPORT_MEDIA_TYPES, importFormatOf } from '../../import/read-contacts.js';
 
 const count = (description: string) => Type.Integer({ minimum: 0, description });
 const places = (description: string) => Type.Array(Type.String({ examples: ['line 3'] }), { maxItems: 100, description });
@@ -86,39 +87,41 @@ export const MergedContactSchema = Type.Object(
 
 const FIELDS = IMPORTABLE_FIELDS.join(', ');
 
+/** The body in each format an import reads, by the format's name (its first media type). */
+const FORMAT_BODIES: Record<string, { description: string; examples: unknown[] }> = {
+  'application/json': {
+    description: `A JSON array of contact objects (fields: ${FIELDS}), the records labelled \`record N\`.`,
+    examples: [[{ name: 'Ada Lovelace', email: 'ada@example.com', tags: ['math'] }, { name: 'Grace Hopper' }]],
+  },
+  'application/x-ndjson': {
+    description: `One JSON contact object per line (fields: ${FIELDS}), the records labelled \`line N\`; blank lines are skipped.`,
+    examples: ['{"name": "Ada Lovelace", "email": "ada@example.com"}\n{"name": "Grace Hopper"}\n'],
+  },
+  'text/csv': {
+    description:
+      `CSV, \`,\`- or \`;\`-separated, the records labelled \`line N\`: a header row of contact fields (${FIELDS}; ` +
+      '`tags` `;`-separated), or a ' +
+      `${orList(CSV_EXPORT_FORMATS.map(({ name }) => name))} export as it is.`,
+    examples: ['name,email,tags\nAda Lovelace,ada@example.com,math;history\n'],
+  },
+  'text/vcard': {
+    description: 'vCards (2.1, 3.0 or 4.0, as Google and Apple Contacts export them), the records labelled `card N (line L)`.',
+    examples: ['BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ada Lovelace\r\nEMAIL:ada@example.com\r\nEND:VCARD\r\n'],
+  },
+};
+
+/** The body of a media type: its format's, or for an alias (`text/x-vcard`), the same read as its format's name. */
+function bodyOf(mediaType: string) {
+  const name = importFormatOf(mediaType)!.mediaTypes[0];
+  const body = FORMAT_BODIES[name]!;
+  return mediaType === name ? body : { description: `Read as \`${name}\`: ${body.description}` };
+}
+
 /**
  * The import's body in each media type it takes. Each schema only documents: the body is read as a stream, by the
  * same readers as the CLI's files, and refused naming the record (400) when it is not what is described.
  */
 export const IMPORT_BODY = {
   required: true,
-  content: {
-    'application/json': {
-      schema: {
-        description: `A JSON array of contact objects (fields: ${FIELDS}), the records labelled \`record N\`.`,
-        examples: [[{ name: 'Ada Lovelace', email: 'ada@example.com', tags: ['math'] }, { name: 'Grace Hopper' }]],
-      },
-    },
-    'application/x-ndjson': {
-      schema: {
-        description: `One JSON contact object per line (fields: ${FIELDS}), the records labelled \`line N\`; blank lines are skipped.`,
-        examples: ['{"name": "Ada Lovelace", "email": "ada@example.com"}\n{"name": "Grace Hopper"}\n'],
-      },
-    },
-    'text/csv': {
-      schema: {
-        description:
-          `CSV, \`,\`- or \`;\`-separated, the records labelled \`line N\`: a header row of contact fields (${FIELDS}; ` +
-          '`tags` `;`-separated), or a ' +
-          `${orList(CSV_EXPORT_FORMATS.map(({ name }) => name))} export as it is.`,
-        examples: ['name,email,tags\nAda Lovelace,ada@example.com,math;history\n'],
-      },
-    },
-    'text/vcard': {
-      schema: {
-        description: 'vCards (2.1, 3.0 or 4.0, as Google and Apple Contacts export them), the records labelled `card N (line L)`.',
-        examples: ['BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ada Lovelace\r\nEMAIL:ada@example.com\r\nEND:VCARD\r\n'],
-      },
-    },
-  },
+  content: Object.fromEntries(IMPORT_MEDIA_TYPES.map((mediaType) => [mediaType, { schema: bodyOf(mediaType) }])),
 };

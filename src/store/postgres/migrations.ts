@@ -604,4 +604,13 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_deliveries_age ON webhook_deliveries (attempted_at);
     `,
   },
+  {
+    version: 13,
+    name: 'idempotent answers by user',
+    // As SQLite's migration 13.
+    sql: `
+      ALTER TABLE idempotency_keys ADD COLUMN owner_id uuid REFERENCES users (id) ON DELETE CASCADE;
+      CREATE INDEX idempotency_keys_owner ON idempotency_keys (owner_id) WHERE owner_id IS NOT NULL;
+    `,
+  },
 ];

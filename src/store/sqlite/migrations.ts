@@ -517,4 +517,14 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_deliveries_age ON webhook_deliveries (attempted_at);
     `,
   },
+  {
+    version: 13,
+    name: 'idempotent answers by user',
+    // An answer is kept for the user it concerns (a new key's holds the key's secret) and goes with the user; answers
+    // kept before carry no user and go within their day.
+    sql: `
+      ALTER TABLE idempotency_keys ADD COLUMN owner_id TEXT REFERENCES users (id) ON DELETE CASCADE;
+      CREATE INDEX idempotency_keys_owner ON idempotency_keys (owner_id) WHERE owner_id IS NOT NULL;
+    `,
+  },
 ];
