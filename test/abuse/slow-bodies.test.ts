@@ -15,6 +15,11 @@ import { createKey, createUser } from '../support/seed.js';
 const BODY_READ_TIMEOUT_MS = 1500;
 /** What a loaded 2-core machine may add to the bound; far below what it was (a 503 at 10 s, a 408 at 60 s). */
 const SLACK_MS = 2500;
+/**
+ * Below BODY_READ_TIMEOUT_MS, as the defaults are (10 s and 30 s): the time a body takes to arrive is the client's, so
+ * it never turns into this bound's 503.
+ */
+const REQUEST_TIMEOUT_MS = 1000;
 const DECLARED = 100;
 
 /** One byte a second, more than the bound lasts: a trickle. */
@@ -33,9 +38,15 @@ describeEachBackend('a request body that stalls or trickles gets 408 within BODY
   const contactCount = async (ownerId: string) => (await db().store.contacts.listPage(ownerId, { limit: 1, offset: 0 })).total;
 
   beforeAll(async () => {
-    admin = await startAdminApp(db().store, { logger: adminLogs.logger, config: { bodyReadTimeoutMs: BODY_READ_TIMEOUT_MS } });
+    admin = await startAdminApp(db().store, {
+      logger: adminLogs.logger,
+      config: { bodyReadTimeoutMs: BODY_READ_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS },
+    });
     const oauth = parseOAuthConfig({ OAUTH_ISSUER: 'https://contacts.example.com' }, 'http://127.0.0.1:3000');
-    app = await buildTestApp(db().store, { logger: publicLogs.logger, config: { bodyReadTimeoutMs: BODY_READ_TIMEOUT_MS, oauth } });
+    app = await buildTestApp(db().store, {
+      logger: publicLogs.logger,
+      config: { bodyReadTimeoutMs: BODY_READ_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS, oauth },
+    });
     ({ port } = await listenOnFreePort(app));
     const user = await createUser(db().store);
     userId = user.id;
@@ -116,6 +127,15 @@ describeEachBackend('a request body that stalls or trickles gets 408 within BODY
       refusedInTime(port, ['POST', '/oauth/token', { 'Content-Type': 'application/x-www-form-urlencoded' }], STALL),
     ]);
     loggedAsTheClients(publicLogs, 4);
+  });
+
+  it('a request refused from its head (a wrong key) whose body then stalls: the connection is closed within the bound', async () => {
+    const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer cnt_live_wrong\r\nContent-Type: application/json\r\nContent-Length: ${DECLARED}\r\n\r\n`;
+    const { answer, closedAfterMs } = await rawRequestSentSlowly(port, head, STALL.pieces, STALL.gapMs);
+    expect(answer.status).toBe(401);
+    expect(closedAfterMs).toBeGreaterThanOrEqual(BODY_READ_TIMEOUT_MS - 100);
+    expect(closedAfterMs).toBeLessThan(BODY_READ_TIMEOUT_MS + SLACK_MS);
+    loggedAsTheClients(publicLogs, 5);
   });
 
   it('an import streamed at a healthy pace for longer than the bound, and one of a few MB at full speed, are imported', async () => {
