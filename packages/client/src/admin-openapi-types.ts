@@ -423,7 +423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -597,7 +597,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -780,7 +780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -908,7 +908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1076,7 +1076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1260,7 +1260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1446,7 +1446,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1660,7 +1660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1821,7 +1821,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -2045,7 +2045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -2239,7 +2239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -2405,7 +2405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -2585,7 +2585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -2797,7 +2797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3007,7 +3007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3135,7 +3135,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3337,7 +3337,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3483,7 +3483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3679,7 +3679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3872,7 +3872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
