@@ -423,7 +423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -597,7 +597,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -780,7 +780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -908,7 +908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1076,7 +1076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1260,7 +1260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1446,7 +1446,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1660,7 +1660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1821,7 +1821,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -2056,7 +2056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -2250,7 +2250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -2416,7 +2416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -2596,7 +2596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -2808,7 +2808,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3018,7 +3018,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3146,7 +3146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3348,7 +3348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3494,7 +3494,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3690,7 +3690,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3883,7 +3883,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
