@@ -55,8 +55,10 @@ function explainMissingDatabase(error: Error, url: string): Error {
   if ((error as { code?: unknown }).code !== NO_SUCH_DATABASE) return error;
   const { host, pathname } = new URL(url);
   const name = decodeURIComponent(pathname.slice(1));
+  // Without a name in the URL (PostgreSQL then takes the user's), its own message names the database.
+  if (name === '') return error;
   return new Error(
-    `No database "${name}" on ${host}: create it (\`createdb ${name}\`) and run \`contacts-read-api migrate\`, or set DATABASE_URL`,
+    `No database "${name}" on ${host || 'the PostgreSQL server'}: create it (\`createdb ${name}\`) and run \`contacts-read-api migrate\`, or set DATABASE_URL`,
     { cause: error },
   );
 }
