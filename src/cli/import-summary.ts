@@ -1,5 +1,5 @@
 import type { ImportSummary } from '../operations/contacts.js';
-import { plural } from './io.js';
+import { oneOrMany, plural } from './io.js';
 
 /** How many places a summary names in words. */
 const LISTED_IN_WORDS = 5;
@@ -17,7 +17,7 @@ export function importSummaryText(summary: ImportSummary): string {
   const unmatched = without_id - matched_by_email;
   if (unmatched > 0) {
     lines.push(
-      `${plural(unmatched, 'record')} without an id became new contacts` +
+      `${plural(unmatched, 'record')} without an id became ${oneOrMany(unmatched, 'a new contact', 'new contacts')}` +
         (matched_by_email === 0 ? '; --match-email updates the contact with the same email instead' : ''),
     );
   }

@@ -16,8 +16,6 @@ export interface Dialect<Target extends DatabaseTarget = DatabaseTarget> {
 
   /** Opens the store `target` names; the database's driver is loaded only then. */
   open(target: Target, options: StoreOptions): Promise<Store>;
-  /** The file that holds the database, which opening it creates when missing; null when there is none (a server, memory). */
-  fileOf(target: Target): string | null;
   /** DATABASE_URL as a command printed for the user may repeat it; null when it must not (it may hold a password). */
   printableUrl(target: Target): string | null;
 

@@ -563,8 +563,8 @@ export interface StoreOptions {
    */
   pool?: { size: number; queueLimit: number };
   /**
-   * SQLite only: open the database file only if it exists, never creating it or its folder (the server does this;
-   * `migrate` and `demo` create). PostgreSQL never creates a database.
+   * SQLite only: open the database file only if it exists, never creating it or its folder (the server and every
+   * command do this, but `migrate` and `demo`, which create). PostgreSQL never creates a database.
    */
   mustExist?: boolean;
 }

@@ -205,7 +205,7 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
         const result = await cli(url(), 'contacts', 'import', '--user', owner.id, file(), '--match-email');
         expect(result.stdout.split('\n').slice(0, 3)).toEqual([
           'Imported 3 contacts: 1 created, 2 updated, 0 unchanged, 2 matched by email',
-          '1 record without an id became new contacts',
+          '1 record without an id became a new contact',
           'Skipped 1 empty record (no contact field): line 3',
         ]);
       });

@@ -13,7 +13,6 @@ export const POSTGRES_DIALECT: Dialect<TargetOf<'postgres'>> = {
     const { openPostgresStore } = await import('./postgres-store.js');
     return openPostgresStore(target.url, options);
   },
-  fileOf: () => null,
   printableUrl: () => null,
 
   isFalse: (column) => `NOT ${column}`,

@@ -1,7 +1,5 @@
 import type { Dialect, TargetOf } from '../dialect.js';
 
-const IN_MEMORY = ':memory:';
-
 export const SQLITE_DIALECT: Dialect<TargetOf<'sqlite'>> = {
   name: 'sqlite',
 
@@ -9,7 +7,6 @@ export const SQLITE_DIALECT: Dialect<TargetOf<'sqlite'>> = {
     const { openSqliteStore } = await import('./sqlite-store.js');
     return openSqliteStore(target.path, options);
   },
-  fileOf: (target) => (target.path === IN_MEMORY ? null : target.path),
   printableUrl: (target) => `file:${target.path}`,
 
   isFalse: (column) => `${column} = 0`,
