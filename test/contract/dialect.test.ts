@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/store/dialect.js';
-import { emailKey } from '../../src/store/email-match.js';
+import { emailKey } from '../../src/domain/import-matching.js';
 import { listableSql } from '../../src/store/listable.js';
 import { dialectOf, parseDatabaseUrl, type DatabaseTarget } from '../../src/store/open-store.js';
 import { POSTGRES_DIALECT } from '../../src/store/postgres/dialect.js';

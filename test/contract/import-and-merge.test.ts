@@ -182,7 +182,7 @@ describeEachBackend('Store contract: the emails an import names', (db) => {
         // A record of the stored contact itself is no duplicate of it.
         contactRecord({ title: 'Countess', email: 'ada@example.com' }, stored, 'line 7'),
       ],
-      'report',
+      { match: [] },
     );
     expect(outcome).toMatchObject({ created: 5, updated: 1, matchedByEmail: 0 });
     expect(outcome.duplicateEmails).toEqual([
@@ -204,7 +204,7 @@ describeEachBackend('Store contract: the emails an import names', (db) => {
         contactRecord({ name: 'Grace Hopper', email: 'Grace@navy.example' }, null, 'line 4'),
         contactRecord({ name: 'Ada by id', email: 'ada@example.com' }, given, 'line 5'),
       ],
-      'match',
+      { match: ['email'] },
     );
     expect(outcome).toMatchObject({ created: 2, updated: 2, matchedByEmail: 2 });
     expect(outcome.duplicateEmails).toEqual([{ label: 'line 5', email: 'ada@example.com', sameAs: `contact ${stored}` }]);
@@ -223,7 +223,7 @@ describeEachBackend('Store contract: the emails an import names', (db) => {
         contactRecord({ email: 'countess@example.com' }, stored, 'line 2'),
         contactRecord({ name: 'New Ada', email: 'ada@example.com' }, null, 'line 3'),
       ],
-      'match',
+      { match: ['email'] },
     );
     expect(outcome).toMatchObject({ created: 1, updated: 1, matchedByEmail: 0, duplicateEmails: [] });
     expect(await names()).toEqual([
@@ -241,7 +241,7 @@ describeEachBackend('Store contract: the emails an import names', (db) => {
       contactRecord({ name: 'Changed', email: 'ada@example.com' }, null, 'line 2'),
       contactRecord({ name: 'X' }, theirs, 'line 3'),
     ];
-    await expect(store.contacts.importContacts(owner.id, records, 'match')).rejects.toThrow(
+    await expect(store.contacts.importContacts(owner.id, records, { match: ['email'] })).rejects.toThrow(
       `line 3: id ${theirs} is not one of this user's importable contacts`,
     );
     expect(await names()).toEqual(before);
