@@ -26,7 +26,7 @@ export function parseImportMatch(text: string, name: string): ImportMatchField[]
 }
 
 /** ASCII letters in lower case, nothing else folded: what SQLite's lower() and PostgreSQL's under COLLATE "C" do. */
-export function foldAsciiCase(text: string): string {
+function foldAsciiCase(text: string): string {
   return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 

@@ -16,7 +16,7 @@ const text: Decode = (property) => unescapeValue(property.value);
 /** ORG is organization;unit;…; the company is the organization. */
 const organization: Decode = (property) => unescapeValue(splitValue(property.value, ';')[0] ?? '');
 
-/** A card's UID is its id: a card is matched on nothing else. */
+/** A card names its contact by its UID alone: unless the import says otherwise, it is matched on nothing else. */
 const VCARD: RecordOrigin = { source: 'vcard', matchOn: [] };
 /** Properties that describe the card or other properties, not the person: never reported as not imported. */
 const CARD_METADATA = new Set([
