@@ -92,7 +92,7 @@ export async function readContacts(bytes: AsyncIterable<Uint8Array>, format: Imp
   for await (const raw of format.read(utf8Text(bytes, source))) {
     const contact = normalize(raw);
     if (isEmptyContactInput(contact)) skippedEmpty.push(raw.label);
-    else records.push({ label: raw.label, contact });
+    else records.push(raw.origin === undefined ? { label: raw.label, contact } : { label: raw.label, contact, origin: raw.origin });
     for (const what of raw.notImported ?? []) notImported.set(what, (notImported.get(what) ?? 0) + 1);
   }
   assertUniqueIds(records);

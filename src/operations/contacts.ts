@@ -1,3 +1,4 @@
+import type { ImportMatchField } from '../domain/import-matching.js';
 import type { ContactsFile } from '../import/read-contacts.js';
 import type { NewUser, OwnerBatch, Store } from '../store/store.js';
 import { requireUser, type UserRef } from './users.js';
@@ -14,9 +15,10 @@ export interface ImportSummary {
   updated: number;
   unchanged: number;
   merged: number;
-  /** Records without an id: each became a new contact, unless matchEmail matched it. */
+  /** Records without an id: each became a new contact, unless matching matched it. */
   without_id: number;
   matched_by_email: number;
+  matched_by_linkedin_url: number;
   skipped_empty: { count: number; records: string[] };
   duplicate_emails: { count: number; records: { record: string; email: string; same_as: string }[] };
   not_imported: ContactsFile['notImported'];
@@ -26,8 +28,12 @@ export interface ImportRequest {
   /** The contacts' owner. */
   user: UserRef;
   file: ContactsFile;
-  /** A record without id updates the owner's contact with the same email (ASCII case ignored), if any. */
-  matchEmail?: boolean;
+  /**
+   * The fields on which a record without id updates the owner's contact with the same value, if any (emails compare
+   * ignoring ASCII case, LinkedIn URLs as linkedinUrlKey does); absent, the file's format decides: a LinkedIn export's
+   * records match on linkedin_url, other files' on nothing.
+   */
+  match?: readonly ImportMatchField[];
 }
 
 /**
@@ -37,8 +43,8 @@ export interface ImportRequest {
 export async function importContacts(store: UsersAndContacts, request: ImportRequest): Promise<ImportSummary> {
   const { file } = request;
   const owner = await requireUser(store, request.user);
-  const outcome = await store.contacts.importContacts(owner.id, file.records, request.matchEmail === true ? 'match' : 'report');
-  const { created, updated, unchanged, merged, matchedByEmail, duplicateEmails } = outcome;
+  const outcome = await store.contacts.importContacts(owner.id, file.records, { match: request.match });
+  const { created, updated, unchanged, merged, matchedByEmail, matchedByLinkedinUrl, duplicateEmails } = outcome;
   return {
     imported: file.records.length,
     created,
@@ -47,6 +53,7 @@ export async function importContacts(store: UsersAndContacts, request: ImportReq
     merged,
     without_id: file.records.filter(({ contact }) => contact.id === null).length,
     matched_by_email: matchedByEmail,
+    matched_by_linkedin_url: matchedByLinkedinUrl,
     skipped_empty: { count: file.skippedEmpty.length, records: file.skippedEmpty.slice(0, LISTED) },
     duplicate_emails: {
       count: duplicateEmails.length,

@@ -21,8 +21,10 @@ export interface Dialect<Target extends DatabaseTarget = DatabaseTarget> {
 
   /** SQL that is true when the boolean `column` is false: `is_self` is a boolean on PostgreSQL, 0 or 1 on SQLite. */
   isFalse(column: string): string;
-  /** SQL of `emailKey` (email-match.ts) over a text column, as migration 10 indexes it: lower() folding ASCII alone. */
+  /** SQL of `emailKey` (domain/import-matching.ts) over a text column, as migration 10 indexes it: lower() folding ASCII alone. */
   emailKey(column: string): string;
+  /** SQL of `linkedinUrlKey` (domain/import-matching.ts) over a text column, as migration 14 indexes it. */
+  linkedinUrlKey(column: string): string;
   /** SQL of a `count(*)` that the driver returns as a number: PostgreSQL's bigint count would arrive as text. */
   countAsNumber(count: string): string;
 

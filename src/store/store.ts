@@ -1,6 +1,7 @@
 import type { ChangeLogState, ChangePosition } from '../domain/changes.js';
 import type { Contact } from '../domain/contact.js';
 import type { ValidContactInput } from '../domain/contact-input.js';
+import type { ImportMatchField, RecordOrigin } from '../domain/import-matching.js';
 import type { PageRequest, SortKey } from '../domain/pagination.js';
 import type { BillingPlan } from '../domain/billing-plan.js';
 import type { Scope } from '../domain/scopes.js';
@@ -87,6 +88,8 @@ export interface KeyRotation {
 export interface ImportRecord {
   label: string;
   contact: ValidContactInput;
+  /** The export it was read from, when another product's (its contact's `source`, what it is matched on by default). */
+  origin?: RecordOrigin;
 }
 
 /** What an import did with its records. */
@@ -99,18 +102,21 @@ export interface ImportOutcome {
   unchanged: number;
   /** Soft merges the import made (a record's `merged_into`); repeated ones are not counted. */
   merged: number;
-  /** Records without id that updated the contact holding their email (`match`). */
+  /** Records without id that updated the contact holding their email (matched on `email`). */
   matchedByEmail: number;
+  /** Records without id that updated the contact holding their LinkedIn URL (matched on `linkedin_url`). */
+  matchedByLinkedinUrl: number;
   /** Records naming an email that another contact already holds, a stored one or one an earlier record wrote. */
   duplicateEmails: DuplicateEmail[];
 }
 
 /**
- * What an import does with the emails its records name, compared ignoring ASCII case among the owner's listable
- * contacts: nothing (`ignore`, the bulk path), report the duplicates (`report`), or also update the contact holding
- * a record's email when the record has no id (`match`).
+ * What an import does with the emails and LinkedIn URLs its records name, compared by their keys (import-match.ts)
+ * among the owner's listable contacts: nothing (`ignore`, the bulk path); else it reports the duplicate emails and
+ * matches each record without id on the fields of `match` (none: `[]`), or, without `match`, on its origin's
+ * (a LinkedIn export's records: linkedin_url), updating the contact that holds the same value.
  */
-export type ImportEmails = 'ignore' | 'report' | 'match';
+export type ImportMatching = 'ignore' | { match?: readonly ImportMatchField[] };
 
 /** A record whose email another contact holds: `sameAs` is `contact <id>` or the label of an earlier record. */
 export interface DuplicateEmail {
@@ -251,11 +257,12 @@ export interface ContactStore {
   search(ownerId: string, query: string, limit: number): Promise<Contact[]>;
   /**
    * Inserts the records, or updates those whose id the owner already has, all in one transaction. A record whose
-   * named fields all hold what is stored writes nothing: no updated_at, no change recorded. `emails` says what the
-   * records' emails do (planEmails in email-match.ts); by default nothing.
+   * named fields all hold what is stored writes nothing: no updated_at, no change recorded. `matching` says what the
+   * records' emails and LinkedIn URLs do (planMatches in import-match.ts); by default nothing. A record with an
+   * origin gives a contact it creates its origin's `source`, unless it names one.
    * Throws InputError naming the record when an id belongs to another owner or to the self row.
    */
-  importContacts(ownerId: string, records: readonly ImportRecord[], emails?: ImportEmails): Promise<ImportOutcome>;
+  importContacts(ownerId: string, records: readonly ImportRecord[], matching?: ImportMatching): Promise<ImportOutcome>;
   /** Soft-merges `duplicateId` into `survivorId`; both must be the owner's listable contacts. */
   merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void>;
   /**

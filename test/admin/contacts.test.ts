@@ -277,6 +277,71 @@ describeEachBackend('admin API: contacts', (db) => {
       expect((await db().store.contacts.listPage(user.id, { limit: 10, offset: 0 })).contacts.map((c) => c.name)).toEqual(['Ada Lovelace']);
     });
 
+    it('a LinkedIn Connections.csv sent twice: the second time creates nothing, each connection found by its LinkedIn URL', async () => {
+      const user = await createUser(db().store);
+      const connections = readFileSync('test/fixtures/import/linkedin-connections.csv', 'utf8');
+      const first = await importBody(user.id, 'text/csv', connections);
+      expect(first.json).toMatchObject({ created: 2, matched_by_linkedin_url: 0 });
+      const again = await importBody(
+        user.id,
+        'text/csv',
+        connections.replace('https://www.', 'http://').replace('ada-lovelace', 'Ada-Lovelace/?trk=x'),
+      );
+      expect({ status: again.status, body: again.json }).toMatchObject({
+        status: 200,
+        body: { created: 0, updated: 1, unchanged: 1, without_id: 2, matched_by_email: 0, matched_by_linkedin_url: 2 },
+      });
+      const { contacts } = await db().store.contacts.listPage(user.id, { limit: 10, offset: 0 });
+      expect(contacts.map((c) => [c.name, c.source])).toEqual([
+        ['Ada Lovelace', 'linkedin'],
+        ['Grace Hopper', 'linkedin'],
+      ]);
+    });
+
+    it('match names the fields a record without id is matched on (match_email=true: email); 400 for another, nothing imported', async () => {
+      const user = await createUser(db().store);
+      const send = (query: string, body: string) =>
+        admin.request('POST', importPath(user.id, query), { raw: body, headers: { 'content-type': 'application/x-ndjson' } });
+      await send('', '{"name": "Ada", "email": "ada@example.com", "linkedin_url": "https://www.linkedin.com/in/ada-l"}\n');
+      const byUrl = '{"name": "Ada L", "linkedin_url": "linkedin.com/in/ADA-L/"}\n';
+      const byEmail = '{"name": "Ada Lovelace", "email": "ADA@example.com"}\n';
+      // Any other body matches on nothing unless told.
+      expect((await send('', byUrl)).json).toMatchObject({ created: 1, matched_by_linkedin_url: 0 });
+      expect((await send('?match=linkedin_url', byUrl)).json).toMatchObject({ created: 0, matched_by_linkedin_url: 1 });
+      expect((await send('?match=email,linkedin_url', byEmail)).json).toMatchObject({ created: 0, matched_by_email: 1 });
+      expect((await send('?match_email=true', byEmail)).json).toMatchObject({ created: 0, matched_by_email: 1 });
+      expect((await send('?match=none', byEmail)).json).toMatchObject({ created: 1, matched_by_email: 0 });
+      const before = await total(user.id);
+      for (const [query, error] of [
+        ['?match=phone', 'match must be email, linkedin_url, email,linkedin_url or none; got "phone"'],
+        ['?match=email&match_email=true', 'give match or match_email, not both'],
+        ['?match=email&match=linkedin_url', 'match must be a string'],
+      ]) {
+        const refused = await send(query!, byEmail);
+        expect({ query, status: refused.status, body: refused.json }).toEqual({ query, status: 400, body: { error } });
+      }
+      expect(await total(user.id)).toBe(before);
+    });
+
+    it('a contact created from an export gets the product as its source; from a body of our fields, none', async () => {
+      const sources: Record<string, (string | null)[]> = {};
+      for (const { name, type, text } of BODIES) {
+        const user = await createUser(db().store);
+        expect((await importBody(user.id, type, text)).status).toBe(200);
+        const { contacts } = await db().store.contacts.listPage(user.id, { limit: 10, offset: 0 });
+        sources[name] = [...new Set(contacts.map((contact) => contact.source))];
+      }
+      expect(sources).toEqual({
+        'contacts.json': [null],
+        'contacts.ndjson': [null],
+        'contacts.vcf': ['vcard'],
+        'google-contacts.csv': ['google'],
+        'google-contacts-legacy.csv': ['google'],
+        'linkedin-connections.csv': ['linkedin'],
+        'outlook-contacts-semicolon.csv': ['outlook'],
+      });
+    });
+
     it('with an Idempotency-Key: the same body again gets the first answer and imports nothing more; another body, 422', async () => {
       const user = await createUser(db().store);
       const key = { 'idempotency-key': randomUUID() };

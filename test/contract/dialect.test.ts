@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/store/dialect.js';
-import { emailKey } from '../../src/store/email-match.js';
+import { emailKey, linkedinUrlKey } from '../../src/domain/import-matching.js';
 import { listableSql } from '../../src/store/listable.js';
 import { dialectOf, parseDatabaseUrl, type DatabaseTarget } from '../../src/store/open-store.js';
 import { POSTGRES_DIALECT } from '../../src/store/postgres/dialect.js';
 import { SQLITE_DIALECT } from '../../src/store/sqlite/dialect.js';
 import { describeEachBackend } from '../support/backends.js';
 import { openOtherConnection, type OtherConnection } from '../support/other-connection.js';
+import { LINKEDIN_URL_KEYS } from '../support/linkedin-urls.js';
 import { contactRecord, createUser } from '../support/seed.js';
 
 const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
@@ -115,5 +116,37 @@ describeEachBackend('the dialect on its database', (db) => {
     );
     expect(counted!.total).toBe(emails.length);
     expect(all!.total).toBe(emails.length + 1);
+  });
+
+  it('keys LinkedIn URLs as linkedinUrlKey does, and finds a key through migration 14’s index', async () => {
+    const { store } = db();
+    const { dialect } = store;
+    const owner = await createUser(store);
+    const urls = LINKEDIN_URL_KEYS.map(([url]) => url);
+    await store.contacts.importContacts(
+      owner.id,
+      urls.map((url, index) => contactRecord({ name: `Person ${index}`, linkedin_url: url })),
+    );
+
+    const keys = await other.rows<{ url: string; key: string }>(
+      `SELECT linkedin_url AS url, ${dialect.linkedinUrlKey('linkedin_url')} AS key FROM contacts WHERE ${listableSql(dialect, '?')}`,
+      owner.id,
+    );
+    expect(new Map(keys.map(({ url, key }) => [url, key]))).toEqual(new Map(urls.map((url) => [url, linkedinUrlKey(url)])));
+
+    const key = dialect.linkedinUrlKey('linkedin_url');
+    const listable = `linkedin_url IS NOT NULL AND merged_into IS NULL AND ${dialect.isFalse('is_self')}`;
+    const plan =
+      dialect.name === 'sqlite'
+        ? await other.rows<{ detail: string }>(
+            `EXPLAIN QUERY PLAN SELECT id FROM contacts INDEXED BY contacts_linkedin_url
+             WHERE owner_id = '${owner.id}' AND ${key} = 'linkedin.com/in/ada-l' AND ${listable}`,
+          )
+        : await other.rows<{ 'QUERY PLAN': string }>(
+            `EXPLAIN SELECT id FROM contacts
+             WHERE (owner_id::text || ${key}) = '${owner.id}' || 'linkedin.com/in/ada-l' AND ${listable}`,
+          );
+    const steps = plan.map((row) => Object.values(row).join(' ')).join('\n');
+    expect(steps).toMatch(dialect.name === 'sqlite' ? /SEARCH .*contacts_linkedin_url/ : /Index Scan (using|on) contacts_linkedin_url/);
   });
 });

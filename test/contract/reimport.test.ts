@@ -111,6 +111,7 @@ describeEachBackend('re-imports record only real changes', (db) => {
       unchanged: before.length,
       merged: 0,
       matchedByEmail: 0,
+      matchedByLinkedinUrl: 0,
       duplicateEmails: [],
     });
     expect(await changesSince(since)).toEqual([]);
@@ -129,6 +130,7 @@ describeEachBackend('re-imports record only real changes', (db) => {
       unchanged: before.length - 1,
       merged: 0,
       matchedByEmail: 0,
+      matchedByLinkedinUrl: 0,
       duplicateEmails: [],
     });
     const changes = await changesSince(since);
@@ -161,6 +163,7 @@ describeEachBackend('re-imports record only real changes', (db) => {
       unchanged: 1,
       merged: 1,
       matchedByEmail: 0,
+      matchedByLinkedinUrl: 0,
       duplicateEmails: [],
     });
     const since = await position();
@@ -170,6 +173,7 @@ describeEachBackend('re-imports record only real changes', (db) => {
       unchanged: 1,
       merged: 0,
       matchedByEmail: 0,
+      matchedByLinkedinUrl: 0,
       duplicateEmails: [],
     });
     expect(await changesSince(since)).toEqual([]);

@@ -26,7 +26,15 @@ function fakeStore(name: string) {
     getMany: () => answer('getMany', [{ key: { created_at: name, id: name }, updatedAt: name, json: '{}' }]),
     search: () => answer('search', [{ id: name } as Contact]),
     importContacts: () =>
-      answer('importContacts', { created: 1, updated: 0, unchanged: 0, merged: 0, matchedByEmail: 0, duplicateEmails: [] }),
+      answer('importContacts', {
+        created: 1,
+        updated: 0,
+        unchanged: 0,
+        merged: 0,
+        matchedByEmail: 0,
+        matchedByLinkedinUrl: 0,
+        duplicateEmails: [],
+      }),
     merge: () => answer('merge', undefined),
     delete: () => answer('delete', 1),
     changeLog: () => answer('changeLog', { currentSeq: 1, changesFrom: 0 }),

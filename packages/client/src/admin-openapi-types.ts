@@ -137,7 +137,9 @@ export interface paths {
          * Import contacts
          * @description Imports the body’s contacts for the user, as the CLI’s `contacts import` does a file: all or nothing, in one
          *     transaction. A record with an `id` of the user’s creates or updates that contact; without one it becomes a new
-         *     contact (or, with `match_email=true`, updates the contact with the same email). The body is read as it arrives,
+         *     contact, or updates the contact with the same value of a field `match` names (by default a LinkedIn export’s
+         *     `linkedin_url`). A contact it creates from another product’s export gets its `source` (`linkedin`, `google`,
+         *     `outlook`, `vcard`). The body is read as it arrives,
          *     up to ADMIN_BODY_LIMIT_MB (67108864 bytes here), and refused naming the first record that is not a contact.
          *     Reading it may take 256 s (4 s per MiB of the limit, at least a minute), not REQUEST_TIMEOUT_MS.
          *     With an `Idempotency-Key`, the fingerprint covers the whole body.
@@ -1883,7 +1885,12 @@ export interface operations {
     importContacts: {
         parameters: {
             query?: {
-                /** @description With `true`, a record without an id updates the user’s contact with the same email (ASCII case ignored), if any, instead of becoming a new contact (the CLI’s `--match-email`). */
+                /**
+                 * @description The fields on which a record without an id updates the user’s contact with the same value, if any, instead of becoming a new contact: email, linkedin_url, email,linkedin_url or none (the CLI’s `--match`). Emails compare ignoring ASCII case; LinkedIn URLs ignoring the scheme, `www.`, ASCII case, the query, the fragment and trailing slashes (`https://www.linkedin.com/in/Ada-L/?trk=x` is `http://linkedin.com/in/ada-l`). A record matching on both takes the LinkedIn URL’s contact. Without it, a LinkedIn Connections.csv matches on `linkedin_url` and any other body on nothing.
+                 * @example email,linkedin_url
+                 */
+                match?: string;
+                /** @description `true` is `match=email` (the CLI’s `--match-email`); `false`, as leaving it out. Not with `match`. */
                 match_email?: "true" | "false";
             };
             header?: {
@@ -1966,10 +1973,12 @@ export interface operations {
                         unchanged: number;
                         /** @description Records whose `merged_into` merged them into another contact. */
                         merged: number;
-                        /** @description Records without an id: each became a new contact, unless `match_email` matched it. */
+                        /** @description Records without an id: each became a new contact, unless `match` matched it. */
                         without_id: number;
-                        /** @description Records without an id that updated the contact with the same email (`match_email=true`). */
+                        /** @description Records without an id that updated the contact with the same email (`match=email`). */
                         matched_by_email: number;
+                        /** @description Records without an id that updated the contact with the same LinkedIn URL (`match=linkedin_url`, the default for a LinkedIn export). */
+                        matched_by_linkedin_url: number;
                         skipped_empty: {
                             /** @description Records that name no contact (an empty row, `{}`): skipped. */
                             count: number;

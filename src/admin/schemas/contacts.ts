@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { IMPORTABLE_FIELDS } from '../../domain/contact.js';
+import { IMPORT_MATCH_TEXT } from '../../domain/import-matching.js';
 import { StringEnum } from '../../domain/schema-helpers.js';
 import { CSV_EXPORT_FORMATS } from '../../import/formats/csv.js';
 import { orList } from '../../import/or-list.js';
@@ -18,8 +19,11 @@ export const ImportSummarySchema = Type.Object(
     updated: count('Contacts whose fields changed.'),
     unchanged: count('Contacts already as the record has them.'),
     merged: count('Records whose `merged_into` merged them into another contact.'),
-    without_id: count('Records without an id: each became a new contact, unless `match_email` matched it.'),
-    matched_by_email: count('Records without an id that updated the contact with the same email (`match_email=true`).'),
+    without_id: count('Records without an id: each became a new contact, unless `match` matched it.'),
+    matched_by_email: count('Records without an id that updated the contact with the same email (`match=email`).'),
+    matched_by_linkedin_url: count(
+      'Records without an id that updated the contact with the same LinkedIn URL (`match=linkedin_url`, the default for a LinkedIn export).',
+    ),
     skipped_empty: Type.Object(
       { count: count('Records that name no contact (an empty row, `{}`): skipped.'), records: places('Where the first 100 are.') },
       { additionalProperties: false },
@@ -60,10 +64,19 @@ export const ImportSummarySchema = Type.Object(
 
 export const ImportQuerySchema = Type.Object(
   {
+    match: Type.Optional(
+      Type.String({
+        description:
+          `The fields on which a record without an id updates the user’s contact with the same value, if any, instead of becoming a new contact: ${IMPORT_MATCH_TEXT} (the CLI’s \`--match\`). ` +
+          'Emails compare ignoring ASCII case; LinkedIn URLs ignoring the scheme, `www.`, ASCII case, the query, the fragment and trailing slashes ' +
+          '(`https://www.linkedin.com/in/Ada-L/?trk=x` is `http://linkedin.com/in/ada-l`). A record matching on both takes the LinkedIn URL’s contact. ' +
+          'Without it, a LinkedIn Connections.csv matches on `linkedin_url` and any other body on nothing.',
+        examples: ['email,linkedin_url'],
+      }),
+    ),
     match_email: Type.Optional(
       StringEnum(['true', 'false'], {
-        description:
-          'With `true`, a record without an id updates the user’s contact with the same email (ASCII case ignored), if any, instead of becoming a new contact (the CLI’s `--match-email`).',
+        description: '`true` is `match=email` (the CLI’s `--match-email`); `false`, as leaving it out. Not with `match`.',
       }),
     ),
   },

@@ -9,16 +9,16 @@ import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
 import { CONTACT_COLUMNS, columnList } from '../columns.js';
 import { contactFromRow, type ContactRow } from '../contact-row.js';
 import { decideContactWrite } from '../contact-write.js';
-import { emailKeysOf, planEmails } from '../email-match.js';
+import { keysToLookUp, planMatches } from '../import-match.js';
 import { idsToGet, listedContactOf, type ListedRow } from '../get-many.js';
 import { listableSql } from '../listable.js';
 import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchAsync } from '../search-plan.js';
-import type { ChangeRead, ContactStore, FoundContact, ImportEmails, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
+import type { ChangeRead, ContactStore, FoundContact, ImportMatching, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
 import { postgresChangeLog, postgresCountChangesAfter, postgresPositionAt, postgresReadChanges, postgresReadListed } from './changes.js';
-import { ContactWriter, findEmailHolders, findExisting } from './contact-writer.js';
+import { ContactWriter, findHolders, findExisting } from './contact-writer.js';
 import { mergeContacts } from './merge.js';
 import { postgresPageSource } from './page-source.js';
 import { postgresSearchReads } from './search.js';
@@ -124,12 +124,11 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
     );
   }
 
-  async importContacts(ownerId: string, records: readonly ImportRecord[], emails: ImportEmails = 'ignore'): Promise<ImportOutcome> {
+  async importContacts(ownerId: string, records: readonly ImportRecord[], matching: ImportMatching = 'ignore'): Promise<ImportOutcome> {
     const now = new Date().toISOString();
     return inTransaction(this.pool, async (client) => {
       await lockOwnerListing(client, ownerId);
-      const holders = emails === 'ignore' ? new Map() : await findEmailHolders(client, ownerId, emailKeysOf(records));
-      const plan = planEmails(records, holders, emails);
+      const plan = planMatches(records, await findHolders(client, ownerId, keysToLookUp(records, matching)), matching);
       const writer = new ContactWriter(client, ownerId, now);
       for (let start = 0; start < plan.records.length; start += LOOKUP_BATCH) {
         const batch = plan.records.slice(start, start + LOOKUP_BATCH);
@@ -151,7 +150,8 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
           throw refusedRecordMerge(label, error);
         }
       }
-      return { ...writer.counts, merged, matchedByEmail: plan.matchedByEmail, duplicateEmails: plan.duplicateEmails };
+      const { matchedByEmail, matchedByLinkedinUrl, duplicateEmails } = plan;
+      return { ...writer.counts, merged, matchedByEmail, matchedByLinkedinUrl, duplicateEmails };
     });
   }
 

@@ -1,4 +1,5 @@
 import type { Dialect, TargetOf } from '../dialect.js';
+import { linkedinUrlKeySql } from '../import-match.js';
 
 export const SQLITE_DIALECT: Dialect<TargetOf<'sqlite'>> = {
   name: 'sqlite',
@@ -11,6 +12,7 @@ export const SQLITE_DIALECT: Dialect<TargetOf<'sqlite'>> = {
 
   isFalse: (column) => `${column} = 0`,
   emailKey: (column) => `lower(${column})`,
+  linkedinUrlKey: (column) => linkedinUrlKeySql(`lower(${column})`, (text, sought) => `instr(${text}, ${sought})`),
   countAsNumber: (count) => count,
 
   migrationsTableSql: `CREATE TABLE IF NOT EXISTS schema_migrations (
