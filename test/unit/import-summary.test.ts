@@ -13,6 +13,7 @@ function newContacts(count: number): ImportSummary {
     merged: 0,
     without_id: count,
     matched_by_email: 0,
+    matched_by_linkedin_url: 0,
     skipped_empty: { count: 0, records: [] },
     duplicate_emails: { count: 0, records: [] },
     not_imported: [],
@@ -35,7 +36,7 @@ describe('words that agree with a number', () => {
 
 describe('the import summary in words', () => {
   it('says one record became a new contact, and several became new contacts', () => {
-    const hint = '; --match-email updates the contact with the same email instead';
+    const hint = '; --match email,linkedin_url updates the contact with the same email or LinkedIn URL instead';
     expect(importSummaryText(newContacts(1))).toBe(
       `Imported 1 contact: 1 created, 0 updated, 0 unchanged\n1 record without an id became a new contact${hint}`,
     );
