@@ -1,7 +1,8 @@
 import { InputError } from '../domain/errors.js';
 import type { XmlName } from './multistatus.js';
 import type { PropertyRequest } from './properties.js';
-import { childOf, DAV_NS, isElement, readXml, type XmlElement } from './xml-reading.js';
+import { DAV_NS } from './namespaces.js';
+import { childOf, isElement, readXml, type XmlElement } from './xml-reading.js';
 
 /** A request body as text: Fastify hands the address book's routes their bodies as strings (or nothing). */
 export function bodyText(body: unknown): string {

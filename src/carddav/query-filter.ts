@@ -2,7 +2,8 @@ import type { Contact } from 'contacts-read-api-client';
 import { InputError } from '../domain/errors.js';
 import { DavError } from './dav-error.js';
 import { carddav } from './multistatus.js';
-import { childOf, CARDDAV_NS, isElement, type XmlElement } from './xml-reading.js';
+import { CARDDAV_NS } from './namespaces.js';
+import { childOf, isElement, type XmlElement } from './xml-reading.js';
 
 /** Whether a contact's card matches an addressbook-query's filter. */
 export type ContactFilter = (contact: Contact) => boolean;
