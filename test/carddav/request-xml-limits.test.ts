@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MAX_PROPERTIES } from '../../src/carddav/property-request.js';
 import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { basic, readMultistatus } from '../support/dav.js';
@@ -25,7 +26,7 @@ const ABOVE = 2;
 
 const REFUSAL = /^<\?xml[^>]*>\n<d:error [^>]*><x:xml-nesting-within-limits xmlns:x="urn:x-contacts-read-api:dav"\/><\/d:error>\n$/;
 
-describeEachBackend('CardDAV request bodies nested too deep (over a socket)', (db) => {
+describeEachBackend('CardDAV request bodies past their limits (over a socket)', (db) => {
   let app: FastifyInstance;
   let origin: string;
   let ownerId: string;
@@ -99,6 +100,22 @@ describeEachBackend('CardDAV request bodies nested too deep (over a socket)', (d
     }
     for (const { what, method, body } of requests(nested(257 - ABOVE))) {
       expect((await send(method, book(), body)).status, what).toBe(400);
+    }
+  });
+
+  it(`a DAV:prop naming more than ${MAX_PROPERTIES} properties is 400, for PROPFIND and every report; ${MAX_PROPERTIES} are answered`, async () => {
+    // Each property is answered for every card: a long list multiplies the answer by the book's size.
+    const properties = (count: number) => Array.from({ length: count - 1 }, (_, index) => `<x:p${index}/>`).join('');
+    for (const { what, method, body } of requests(properties(MAX_PROPERTIES + 1))) {
+      const response = await send(method, book(), body);
+      expect(response.status, what).toBe(400);
+      expect(await response.json(), what).toEqual({ error: `DAV:prop may name at most ${MAX_PROPERTIES} properties` });
+    }
+    for (const { what, method, body } of requests(properties(MAX_PROPERTIES))) {
+      const response = await send(method, book(), body);
+      expect(response.status, what).toBe(207);
+      const card = readMultistatus(await response.text()).responses.find((entry) => entry.href.endsWith('.vcf'));
+      expect(card!.missing, what).toHaveLength(MAX_PROPERTIES - 1);
     }
   });
 
