@@ -162,6 +162,7 @@ async function prepareDatabase(name: string, url: string, dataset: string, fresh
   if (fresh) {
     log(`loading the dataset into ${name} through \`contacts-read-api bulk-import\``);
     const started = Date.now();
+    cli(url, 'migrate');
     await bulkLoad(name, url, dataset);
     loadSeconds = (Date.now() - started) / 1000;
     writeFileSync(loadFile, JSON.stringify({ loadSeconds }));
@@ -267,9 +268,11 @@ async function measureImports(dataset: string, withPostgres: boolean): Promise<I
   for (const scratch of scratches) {
     log(`timing imports into ${scratch.name}`);
     let url = await scratch.fresh();
+    cli(url, 'migrate');
     cli(url, 'users', 'create', '--email', BIG_USER_EMAIL, '--plan', 'pro');
     timed(scratch.name, '`contacts import`', url, ['contacts', 'import', '--user', BIG_USER_EMAIL, files.own]);
     url = await scratch.fresh();
+    cli(url, 'migrate');
     timed(scratch.name, '`bulk-import`', url, ['bulk-import', '--users', files.users, '--contacts', files.owned]);
   }
   return timings;

@@ -16,8 +16,9 @@ async function cli<T>(env: NodeJS.ProcessEnv, ...cliArgs: string[]): Promise<T> 
   return JSON.parse(stdout) as T;
 }
 
-/** A Pro user with `contactCount` demo contacts, imported through the CLI; returns its key. */
+/** A Pro user with `contactCount` demo contacts, imported through the CLI into the database it creates if missing; returns its key. */
 export async function seedOwner(env: NodeJS.ProcessEnv, work: string, contactCount: number, label: string): Promise<string> {
+  await cli(env, 'migrate');
   const user = await cli<{ id: string }>(
     env,
     'users',

@@ -34,8 +34,16 @@ export interface Config {
    * worker's memory near what it uses.
    */
   readonly workerHeapMb: number;
-  /** REQUEST_TIMEOUT_MS (default 10000): a request not answered by then gets 503. */
+  /**
+   * REQUEST_TIMEOUT_MS (default 10000): a request not answered by then gets 503, not counting the time its body takes to
+   * arrive; its headers must arrive within it too (else 408).
+   */
   readonly requestTimeoutMs: number;
+  /**
+   * BODY_READ_TIMEOUT_MS (default 30000): a request body from which no byte arrives for this long, or that falls behind
+   * 64 KiB/s once it has taken this long, gets 408 and its connection is closed (src/http/body-read-timeout.ts).
+   */
+  readonly bodyReadTimeoutMs: number;
   /**
    * MCP_INFLIGHT_MB (default 8, 2 or more): the answers of /mcp requests one process may be building and holding at
    * once, estimated before each request runs (docs/mcp-limits.md); a request that would go past it gets 503 with
@@ -172,6 +180,7 @@ export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 export const DEFAULT_OAUTH_REGISTRATIONS_PER_MINUTE = 20;
 export const DEFAULT_OAUTH_AUTHORIZATIONS_PER_MINUTE = 60;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+export const DEFAULT_BODY_READ_TIMEOUT_MS = 30_000;
 export const DEFAULT_KEY_CACHE_TTL_MS = 500;
 export const DEFAULT_LISTING_CACHE_TTL_MS = 250;
 export const DEFAULT_CHANGES_RETENTION_DAYS = 30;
@@ -235,6 +244,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, listen: { host?
       parseInteger(env.CHANGES_RETENTION_DAYS, DEFAULT_CHANGES_RETENTION_DAYS, 1, 3650),
     ),
     requestTimeoutMs: read('REQUEST_TIMEOUT_MS', () => parseInteger(env.REQUEST_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, 1, HOUR_MS)),
+    bodyReadTimeoutMs: read('BODY_READ_TIMEOUT_MS', () =>
+      parseInteger(env.BODY_READ_TIMEOUT_MS, DEFAULT_BODY_READ_TIMEOUT_MS, 100, HOUR_MS),
+    ),
     // 2 MB holds one whole batch (a 1 MiB response and the answer being built), so every request can run when alone.
     mcpInflightMb: read('MCP_INFLIGHT_MB', () => parseInteger(env.MCP_INFLIGHT_MB, DEFAULT_MCP_INFLIGHT_MB, 2, 65_536)),
     maxInflightRequests: read('MAX_INFLIGHT_REQUESTS', () =>

@@ -3,6 +3,8 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AdminConfig, Config, WebhooksConfig } from '../config.js';
 import type { Metrics } from '../http/metrics.js';
+import answerTimeout from '../http/plugins/answer-timeout.js';
+import bodyReadTimeout from '../http/plugins/body-read-timeout.js';
 import errors from '../http/plugins/errors.js';
 import metrics from '../http/plugins/metrics.js';
 import requestGuards from '../http/plugins/request-guards.js';
@@ -36,7 +38,7 @@ export const ADMIN_PREFIX = '/admin/v1';
  */
 export interface AdminAppConfig extends Pick<
   Config,
-  'apiKeyPrefix' | 'requestTimeoutMs' | 'maxInflightRequests' | 'hstsMaxAgeSeconds' | 'changesRetentionDays'
+  'apiKeyPrefix' | 'requestTimeoutMs' | 'bodyReadTimeoutMs' | 'maxInflightRequests' | 'hstsMaxAgeSeconds' | 'changesRetentionDays'
 > {
   /** ADMIN_TOKEN, which every request must carry, and ADMIN_BODY_LIMIT_MB. */
   readonly admin: Pick<AdminConfig, 'bodyLimitMb' | 'importMaxRecords'> & { readonly token: string };
@@ -73,6 +75,8 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
     schemaErrorFormatter: validationError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(errors);
+  await app.register(answerTimeout, { timeoutMs: requestTimeoutMs });
+  await app.register(bodyReadTimeout, { timeoutMs: config.bodyReadTimeoutMs });
   await app.register(requestId);
   await app.register(metrics, { metrics: deps.metrics });
   await app.register(securityHeaders, { hstsMaxAgeSeconds: config.hstsMaxAgeSeconds });

@@ -4,7 +4,8 @@ import type { CardDavDependencies } from './dependencies.js';
 import { multistatusStream, statusResponse } from './multistatus.js';
 import { describe, type PropertyContext, type PropertyRequest } from './properties.js';
 import { resourceOfHref } from './paths.js';
-import { DAV_NS, type XmlElement } from './xml-reading.js';
+import { DAV_NS } from './namespaces.js';
+import type { XmlElement } from './xml-reading.js';
 import type { ListedRead } from '../store/store.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { CALENDARSERVER_NS, CARDDAV_NS, DAV_NS } from './xml-reading.js';
+import { CALENDARSERVER_NS, CARDDAV_NS, DAV_NS } from './namespaces.js';
 
 /** A property (or any element) by namespace URI and local name. */
 export interface XmlName {

@@ -2,7 +2,8 @@ import type { Contact } from 'contacts-read-api-client';
 import { InputError } from '../domain/errors.js';
 import { DavError } from './dav-error.js';
 import { carddav } from './multistatus.js';
-import { childOf, CARDDAV_NS, isElement, type XmlElement } from './xml-reading.js';
+import { CARDDAV_NS } from './namespaces.js';
+import { childOf, isElement, type XmlElement } from './xml-reading.js';
 
 /** Whether a contact's card matches an addressbook-query's filter. */
 export type ContactFilter = (contact: Contact) => boolean;
@@ -38,9 +39,17 @@ const MATCH_TYPES: Record<string, (value: string, wanted: string) => boolean> = 
   'ends-with': (value, wanted) => value.endsWith(wanted),
 };
 
+/**
+ * The most prop-filters and text-matches a filter may hold together. Clients send a handful; each is run on every card,
+ * and a 4 MB filter of 52,000 cost 0.1 s of CPU a card, 18 minutes for a book of 10,000.
+ */
+export const MAX_FILTER_TESTS = 64;
+
 /** Reads CARDDAV:filter (RFC 6352 §10.5); none matches every card. What we can't apply is a 403 naming its precondition. */
 export function readQueryFilter(filter: XmlElement | undefined): ContactFilter {
   if (filter === undefined) return () => true;
+  const tests = filter.children.reduce((count, child) => count + 1 + child.children.length, 0);
+  if (tests > MAX_FILTER_TESTS) throw unsupportedFilter(`more than ${MAX_FILTER_TESTS} prop-filters and text-matches`);
   const propFilters = filter.children.map((child) => {
     if (!isElement(child, CARDDAV_NS, 'prop-filter')) throw unsupportedFilter(`CARDDAV:${child.name} is not supported in a filter`);
     return readPropFilter(child);

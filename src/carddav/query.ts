@@ -7,7 +7,8 @@ import { multistatusStream, statusResponse } from './multistatus.js';
 import { bookPath } from './paths.js';
 import { describe, type PropertyContext, type PropertyRequest } from './properties.js';
 import { readQueryFilter } from './query-filter.js';
-import { childOf, CARDDAV_NS, type XmlElement } from './xml-reading.js';
+import { CARDDAV_NS } from './namespaces.js';
+import { childOf, type XmlElement } from './xml-reading.js';
 
 /**
  * addressbook-query (RFC 6352 §8.6): the cards whose contact matches the filter, in list order, from one walk of the

@@ -9,7 +9,8 @@ import { addressbookQuery } from './query.js';
 import { sendMultistatus } from './reply.js';
 import { ownedResource } from './resources.js';
 import { syncCollection } from './sync-collection.js';
-import { CARDDAV_NS, DAV_NS, type XmlElement } from './xml-reading.js';
+import { CARDDAV_NS, DAV_NS } from './namespaces.js';
+import type { XmlElement } from './xml-reading.js';
 
 type Report = typeof multiget;
 

@@ -8,7 +8,8 @@ import { dav, multistatusStream, statusResponse, textElement } from './multistat
 import { cardPath } from './paths.js';
 import { describe, type PropertyContext, type PropertyRequest } from './properties.js';
 import { assertSyncTokenFollowable, positionOfSyncToken, syncTokenUri } from './sync-token.js';
-import { childOf, DAV_NS, type XmlElement } from './xml-reading.js';
+import { DAV_NS } from './namespaces.js';
+import { childOf, type XmlElement } from './xml-reading.js';
 
 /**
  * sync-collection (RFC 6578) over the change feed. No token: every card, and the position the log stood at in the

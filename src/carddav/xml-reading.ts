@@ -1,5 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { InputError } from '../domain/errors.js';
+import { assertNestingWithinLimits } from './xml-nesting.js';
 
 /** An element of a request body with its name resolved to its namespace URI (clients use any prefix they like). */
 export interface XmlElement {
@@ -11,9 +12,6 @@ export interface XmlElement {
   text: string;
 }
 
-export const DAV_NS = 'DAV:';
-export const CARDDAV_NS = 'urn:ietf:params:xml:ns:carddav';
-export const CALENDARSERVER_NS = 'http://calendarserver.org/ns/';
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 
 const ATTRIBUTES = ':@';
@@ -37,11 +35,12 @@ type OrderedNode = Record<string, unknown>;
 
 /**
  * Reads a request body into namespace-resolved elements (fast-xml-parser does the parsing; this resolves each
- * element's prefix with the xmlns declarations in scope). Refuses what is not well-formed, and any DTD: DAV bodies
- * never carry one, and its entities are only a way to make a small body expand.
+ * element's prefix with the xmlns declarations in scope). Refuses what is not well-formed, elements nested too deep
+ * (xml-nesting.ts), and any DTD: DAV bodies never carry one, and its entities are only a way to make a small body expand.
  */
 export function readXml(body: string): XmlElement {
   if (/<!DOCTYPE/i.test(body)) throw new InputError('Request body must not carry a DTD');
+  assertNestingWithinLimits(body);
   const valid = XMLValidator.validate(body);
   if (valid !== true) throw new InputError(`Request body is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
   const roots = elementsOf(parser.parse(body) as OrderedNode[], new Map([['xml', XML_NS]]));
@@ -49,7 +48,12 @@ export function readXml(body: string): XmlElement {
   return roots[0]!;
 }
 
-function elementsOf(nodes: readonly OrderedNode[], scope: ReadonlyMap<string, string>): XmlElement[] {
+/**
+ * The elements among `nodes`. `scope` is the namespace each prefix is bound to where they stand; an element's
+ * declarations change it while its children are read and are undone after, so a body with thousands of declarations
+ * costs their number, not their number times its elements'.
+ */
+function elementsOf(nodes: readonly OrderedNode[], scope: Map<string, string>): XmlElement[] {
   const elements: XmlElement[] = [];
   for (const node of nodes) {
     const tag = Object.keys(node).find((key) => key !== ATTRIBUTES && key !== TEXT);
@@ -59,13 +63,17 @@ function elementsOf(nodes: readonly OrderedNode[], scope: ReadonlyMap<string, st
   return elements;
 }
 
-function elementOf(tag: string, content: readonly OrderedNode[], attributes: Record<string, string>, outer: ReadonlyMap<string, string>) {
-  const scope = new Map(outer);
+function elementOf(tag: string, content: readonly OrderedNode[], attributes: Record<string, string>, scope: Map<string, string>) {
+  const hidden = new Map<string, string | undefined>();
   const plain: Record<string, string> = {};
   for (const [name, value] of Object.entries(attributes)) {
-    if (name === 'xmlns') scope.set('', value);
-    else if (name.startsWith('xmlns:')) scope.set(name.slice('xmlns:'.length), value);
-    else plain[name.includes(':') ? name.slice(name.indexOf(':') + 1) : name] = value;
+    const declared = name === 'xmlns' ? '' : name.startsWith('xmlns:') ? name.slice('xmlns:'.length) : null;
+    if (declared === null) {
+      plain[name.includes(':') ? name.slice(name.indexOf(':') + 1) : name] = value;
+      continue;
+    }
+    if (!hidden.has(declared)) hidden.set(declared, scope.get(declared));
+    scope.set(declared, value);
   }
   const colon = tag.indexOf(':');
   const prefix = colon < 0 ? '' : tag.slice(0, colon);
@@ -75,7 +83,12 @@ function elementOf(tag: string, content: readonly OrderedNode[], attributes: Rec
     .filter((node) => TEXT in node)
     .map((node) => String(node[TEXT]))
     .join('');
-  return { namespace: namespace ?? '', name: tag.slice(colon + 1), attributes: plain, children: elementsOf(content, scope), text };
+  const children = elementsOf(content, scope);
+  for (const [declared, outer] of hidden) {
+    if (outer === undefined) scope.delete(declared);
+    else scope.set(declared, outer);
+  }
+  return { namespace: namespace ?? '', name: tag.slice(colon + 1), attributes: plain, children, text };
 }
 
 /** The first child with this namespace and name, or undefined. */

@@ -1,5 +1,5 @@
 import type { ImportSummary } from '../operations/contacts.js';
-import { plural } from './io.js';
+import { oneOrMany, plural } from './io.js';
 
 /** How many places a summary names in words. */
 const LISTED_IN_WORDS = 5;
@@ -9,16 +9,19 @@ const LISTED_IN_WORDS = 5;
  * records skipped, the emails another contact already has, and what the file held that contacts have no place for.
  */
 export function importSummaryText(summary: ImportSummary): string {
-  const { imported, created, updated, unchanged, merged, without_id, matched_by_email, skipped_empty, duplicate_emails } = summary;
+  const { imported, created, updated, unchanged, merged, without_id, skipped_empty, duplicate_emails } = summary;
+  const { matched_by_email, matched_by_linkedin_url } = summary;
   const parts = [`${created} created`, `${updated} updated`, `${unchanged} unchanged`];
   if (merged > 0) parts.push(`${merged} merged`);
   if (matched_by_email > 0) parts.push(`${matched_by_email} matched by email`);
+  if (matched_by_linkedin_url > 0) parts.push(`${matched_by_linkedin_url} matched by LinkedIn URL`);
   const lines = [`Imported ${plural(imported, 'contact')}: ${parts.join(', ')}`];
-  const unmatched = without_id - matched_by_email;
+  const matched = matched_by_email + matched_by_linkedin_url;
+  const unmatched = without_id - matched;
   if (unmatched > 0) {
     lines.push(
-      `${plural(unmatched, 'record')} without an id became new contacts` +
-        (matched_by_email === 0 ? '; --match-email updates the contact with the same email instead' : ''),
+      `${plural(unmatched, 'record')} without an id became ${oneOrMany(unmatched, 'a new contact', 'new contacts')}` +
+        (matched === 0 ? '; --match email,linkedin_url updates the contact with the same email or LinkedIn URL instead' : ''),
     );
   }
   if (skipped_empty.count > 0) {

@@ -14,5 +14,10 @@ export function print(io: CliIo, options: { json?: boolean }, value: object, hum
 
 /** `1 contact`, `2 contacts`. */
 export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+  return `${count} ${oneOrMany(count, noun, `${noun}s`)}`;
+}
+
+/** `one` for a count of 1, else `many`: words that agree with a number (`became a new contact`, `new contacts`). */
+export function oneOrMany(count: number, one: string, many: string): string {
+  return count === 1 ? one : many;
 }

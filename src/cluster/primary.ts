@@ -36,6 +36,8 @@ export async function runPrimary(config: Config, workers: number, logger: Logger
   } finally {
     await store.close();
   }
+  // Only now: a missing or unusable database stops `serve` with its one line before the service looks started.
+  announce(`Contacts Read API: ${workers} workers`);
 
   const counter = createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS });
   const aggregator = new AggregatorRegistry();

@@ -9,6 +9,8 @@ import { registerAuthorizedRoutes } from './authorize.js';
 import type { Metrics } from './metrics.js';
 import { registerMetricsRoute, type MetricsSource } from './metrics-endpoint.js';
 import { openApiOptions } from './openapi-document.js';
+import answerTimeout from './plugins/answer-timeout.js';
+import bodyReadTimeout from './plugins/body-read-timeout.js';
 import carddav from './plugins/carddav.js';
 import compression from './plugins/compression.js';
 import cors from './plugins/cors.js';
@@ -37,6 +39,7 @@ const MIB = 1024 * KIB;
 export type AppConfig = Pick<
   Config,
   | 'apiKeyPrefix'
+  | 'bodyReadTimeoutMs'
   | 'changesRetentionDays'
   | 'contactUrlTemplate'
   | 'corsOrigins'
@@ -81,6 +84,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(slowReaders, { stallTimeoutMs: config.writeStallTimeoutMs, maxBacklogBytes: config.writeBacklogMaxKb * KIB });
   await app.register(errors);
+  await app.register(answerTimeout, { timeoutMs: requestTimeoutMs });
+  await app.register(bodyReadTimeout, { timeoutMs: config.bodyReadTimeoutMs });
   // These run first, so every response (404 and 405 included) carries their headers and is counted.
   await app.register(requestId);
   await app.register(metrics, { metrics: deps.metrics });

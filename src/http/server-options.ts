@@ -16,14 +16,18 @@ export function jsonServerOptions(options: { logger: FastifyBaseLogger | false; 
     logger: logger === false ? false : undefined,
     requestIdHeader: false,
     genReqId: requestIdOf,
-    // handlerTimeout answers a slow request with a JSON 503; requestTimeout bounds a slow client's upload.
-    handlerTimeout: requestTimeoutMs,
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
-    requestTimeout: requestTimeoutMs,
-    // Node checks for requests past their timeout every 30 s by default, which would let a slow client
-    // (slowloris) hold a connection up to 30 s longer than requestTimeout.
+    // Node bounds the headers alone (408 by handleClientError). A slow answer gets 503 (plugins/answer-timeout.ts) and
+    // a body that stalls or trickles 408 (plugins/body-read-timeout.ts): Node's requestTimeout bounds a whole request,
+    // which would cut off a large import arriving at a healthy pace. Node checks for requests past their timeout every
+    // 30 s by default, which would let a slow client (slowloris) hold a connection up to 30 s longer than headersTimeout.
     // requireHostHeader off: Node would answer a request without Host with a bare 400; hostRefusal answers it in JSON.
-    http: { connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs), requireHostHeader: false },
+    http: {
+      headersTimeout: requestTimeoutMs,
+      requestTimeout: 0,
+      connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs),
+      requireHostHeader: false,
+    },
     // Oversized headers (431), slow clients (408) and unparseable requests (400) answer `{ error }` JSON too.
     clientErrorHandler: handleClientError,
     // Requests that arrive on a kept-alive connection during shutdown are served, with Connection: close.

@@ -12,29 +12,47 @@ import { readVcardRecords } from './formats/vcard.js';
 import { orList } from './or-list.js';
 import { utf8Text, type TextChunks } from './text-chunks.js';
 
-/** A format an import reads: how its files are named, the media type a request body in it declares, and its reader. */
+/**
+ * A format an import reads: how its files are named, the media types a request body in it may declare (the first is
+ * the format's name; the others are the aliases tools send, registered or not), and its reader.
+ */
 export interface ImportFormat {
   extensions: readonly string[];
-  mediaType: string;
+  mediaTypes: readonly [string, ...string[]];
   read: (text: TextChunks) => AsyncIterable<RawRecord>;
 }
 
 const IMPORT_FORMATS: readonly ImportFormat[] = [
-  { extensions: ['.json'], mediaType: 'application/json', read: readJsonRecords },
-  { extensions: ['.ndjson', '.jsonl'], mediaType: 'application/x-ndjson', read: readNdjsonRecords },
-  { extensions: ['.csv'], mediaType: 'text/csv', read: readCsvRecords },
-  { extensions: ['.vcf', '.vcard'], mediaType: 'text/vcard', read: readVcardRecords },
+  { extensions: ['.json'], mediaTypes: ['application/json'], read: readJsonRecords },
+  {
+    extensions: ['.ndjson', '.jsonl'],
+    mediaTypes: [
+      'application/x-ndjson',
+      'application/ndjson',
+      'application/jsonl',
+      'application/x-jsonl',
+      'application/jsonlines',
+      'application/x-jsonlines',
+    ],
+    read: readNdjsonRecords,
+  },
+  {
+    extensions: ['.csv'],
+    mediaTypes: ['text/csv', 'application/csv', 'text/comma-separated-values', 'text/x-csv', 'application/x-csv'],
+    read: readCsvRecords,
+  },
+  { extensions: ['.vcf', '.vcard'], mediaTypes: ['text/vcard', 'text/x-vcard', 'text/directory'], read: readVcardRecords },
 ];
 
 /** The extensions an import accepts, as `--help`, docs/cli.md and the error for any other file name them. */
 export const IMPORT_EXTENSIONS_TEXT = orList(IMPORT_FORMATS.flatMap(({ extensions }) => extensions));
 
-/** The media types of the bodies an import accepts, each the name of one format. */
-export const IMPORT_MEDIA_TYPES: readonly string[] = IMPORT_FORMATS.map(({ mediaType }) => mediaType);
+/** The media types of the bodies an import accepts, each format's name first, then its aliases. */
+export const IMPORT_MEDIA_TYPES: readonly string[] = IMPORT_FORMATS.flatMap(({ mediaTypes }) => mediaTypes);
 
 /** The format a body of this media type (lower case, without parameters) is in, if an import reads it. */
 export function importFormatOf(mediaType: string): ImportFormat | undefined {
-  return IMPORT_FORMATS.find((format) => format.mediaType === mediaType);
+  return IMPORT_FORMATS.find((format) => format.mediaTypes.includes(mediaType));
 }
 
 const READ_PROBLEMS: Record<string, string> = {
@@ -110,7 +128,7 @@ export function readContacts(
       } else {
         if (++tally.records > maxRecords) throw new PublicError(413, tooManyRecords(source, maxRecords));
         if (contact.id === null) tally.withoutId++;
-        batch.push({ label: raw.label, contact });
+        batch.push(raw.origin === undefined ? { label: raw.label, contact } : { label: raw.label, contact, origin: raw.origin });
       }
       for (const what of raw.notImported ?? []) {
         const count = notImported.get(what);

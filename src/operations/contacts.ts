@@ -1,3 +1,4 @@
+import type { ImportMatchField } from '../domain/import-matching.js';
 import type { ContactsFile, ReadTally } from '../import/read-contacts.js';
 import type { NewUser, OwnerBatch, Store } from '../store/store.js';
 import { requireUser, type UserRef } from './users.js';
@@ -11,9 +12,10 @@ export interface ImportSummary {
   updated: number;
   unchanged: number;
   merged: number;
-  /** Records without an id: each became a new contact, unless matchEmail matched it. */
+  /** Records without an id: each became a new contact, unless matching matched it. */
   without_id: number;
   matched_by_email: number;
+  matched_by_linkedin_url: number;
   skipped_empty: { count: number; records: string[] };
   duplicate_emails: { count: number; records: { record: string; email: string; same_as: string }[] };
   not_imported: ReturnType<ReadTally['notImported']>;
@@ -23,8 +25,12 @@ export interface ImportRequest {
   /** The contacts' owner. */
   user: UserRef;
   file: ContactsFile;
-  /** A record without id updates the owner's contact with the same email (ASCII case ignored), if any. */
-  matchEmail?: boolean;
+  /**
+   * The fields on which a record without id updates the owner's contact with the same value, if any (emails compare
+   * ignoring ASCII case, LinkedIn URLs as linkedinUrlKey does); absent, the file's format decides: a LinkedIn export's
+   * records match on linkedin_url, other files' on nothing.
+   */
+  match?: readonly ImportMatchField[];
 }
 
 /**
@@ -34,8 +40,8 @@ export interface ImportRequest {
 export async function importContacts(store: UsersAndContacts, request: ImportRequest): Promise<ImportSummary> {
   const { batches, tally } = request.file;
   const owner = await requireUser(store, request.user);
-  const outcome = await store.contacts.importBatches(owner.id, batches, request.matchEmail === true ? 'match' : 'report');
-  const { created, updated, unchanged, merged, matchedByEmail, duplicateEmails, duplicateEmailCount } = outcome;
+  const outcome = await store.contacts.importBatches(owner.id, batches, { match: request.match });
+  const { created, updated, unchanged, merged, matchedByEmail, matchedByLinkedinUrl, duplicateEmails, duplicateEmailCount } = outcome;
   return {
     imported: tally.records,
     created,
@@ -44,6 +50,7 @@ export async function importContacts(store: UsersAndContacts, request: ImportReq
     merged,
     without_id: tally.withoutId,
     matched_by_email: matchedByEmail,
+    matched_by_linkedin_url: matchedByLinkedinUrl,
     skipped_empty: tally.skippedEmpty,
     duplicate_emails: {
       count: duplicateEmailCount,

@@ -28,6 +28,11 @@ export interface IdempotentAnswer {
   body: string;
 }
 
+/** An answer as a request gives it, with the user it concerns (null: none), whose delete deletes it. */
+export interface OwnedAnswer extends IdempotentAnswer {
+  ownerId: string | null;
+}
+
 export interface IdempotencyOptions {
   /**
    * How old an unanswered claim of the same request must be to be taken over: longer than a request may run (twice
@@ -73,12 +78,13 @@ export function fingerprintOf(head: RequestHead, body: Buffer): string {
  * within 24 h gets the first answer again (`replayed`); another request under the key is a 422; while the first runs,
  * the same request waits for its answer (inProgressWaitMs), then gets 409. A 5xx answer or a failure is not kept: the key is
  * free for a retry. Kept answers are encrypted (AES-256-GCM, a key derived from the service key): a new API key's
- * answer holds its plaintext.
+ * answer holds its plaintext. An answer is kept for the user it concerns, and deleted with the user: a retry after it
+ * runs anew.
  */
 export async function runIdempotently(
   store: Pick<Store, 'idempotency' | 'oauth'>,
   request: IdempotentRequest,
-  run: () => Promise<IdempotentAnswer>,
+  run: () => Promise<OwnedAnswer>,
   options: IdempotencyOptions,
 ): Promise<IdempotentAnswer & { replayed: boolean }> {
   const waitUntil = Date.now() + options.inProgressWaitMs;
@@ -101,9 +107,9 @@ export async function runIdempotently(
 async function runClaimed(
   store: Pick<Store, 'idempotency' | 'oauth'>,
   request: IdempotentRequest,
-  run: () => Promise<IdempotentAnswer>,
+  run: () => Promise<OwnedAnswer>,
 ): Promise<IdempotentAnswer> {
-  let answer: IdempotentAnswer;
+  let answer: OwnedAnswer;
   try {
     answer = await run();
   } catch (error) {
@@ -111,8 +117,10 @@ async function runClaimed(
     throw error;
   }
   if (answer.status >= 500) await releaseQuietly(store, request);
-  else
-    await store.idempotency.complete(request, answer.status, await sealAnswer(store.oauth, request, answer.body), new Date().toISOString());
+  else {
+    const sealed = await sealAnswer(store.oauth, request, answer.body);
+    await store.idempotency.complete(request, { ...answer, body: sealed }, new Date().toISOString());
+  }
   return answer;
 }
 

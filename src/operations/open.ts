@@ -4,17 +4,26 @@ import type { Store } from '../store/store.js';
 export type { Store } from '../store/store.js';
 export { watchForDetachedStore } from '../store/detached-store-watch.js';
 
-/**
- * Opens a database for administrative work: without the server's time limits (an import may run long), and on SQLite
- * a write waits its turn behind another process's, with `onLongLockWait` told once when the wait is long.
- */
-export function openAdministrativeStore(database: DatabaseTarget, onLongLockWait: (notice: string) => void): Promise<Store> {
-  return openStore(database, { onLongLockWait });
+/** How administrative work opens its database. */
+export interface AdministrativeOpening {
+  /** Told once, with a line to show, when a write waits long for another process's (SQLite). */
+  onLongLockWait: (notice: string) => void;
+  /**
+   * Create a missing SQLite database, its file and folder: `migrate` and `demo` only. Otherwise a missing file fails
+   * with the message `serve` gives, and nothing is created: a mistyped path must not become a new, empty database.
+   */
+  create?: boolean;
 }
 
-/** The file a SQLite DATABASE_URL names; null for a database server. */
-export function databaseFileOf(database: DatabaseTarget): string | null {
-  return dialectOf(database).fileOf(database);
+/**
+ * Opens a database for administrative work: without the server's time limits (an import may run long), and on SQLite
+ * a write waits its turn behind another process's. Only an existing database is opened unless `create`.
+ */
+export function openAdministrativeStore(
+  database: DatabaseTarget,
+  { onLongLockWait, create = false }: AdministrativeOpening,
+): Promise<Store> {
+  return openStore(database, { onLongLockWait, mustExist: !create });
 }
 
 /** DATABASE_URL as a printed command may repeat it; null when it must not (it may hold a password). */

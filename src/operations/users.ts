@@ -66,8 +66,9 @@ export async function updateUser(store: Users, id: string, update: UserUpdate): 
 }
 
 /**
- * Deletes the user with this id and everything that is theirs: keys, OAuth grants, contacts. A running server refuses
- * their keys within a second. NotFoundError when there is no such user.
+ * Deletes the user with this id and everything that is theirs: keys, OAuth grants, contacts, webhook endpoints, the
+ * admin API's answers kept for them. A running server refuses their keys within a second. NotFoundError when there is
+ * no such user.
  */
 export async function deleteUser(store: Users, id: string): Promise<void> {
   if (!(await store.users.delete(id))) throw noSuchUser(id);

@@ -136,7 +136,7 @@ export async function deleteWebhook(store: Pick<Store, 'webhooks'>, id: string):
  * A new signing secret (whsec_…, shown here only). The current one goes on signing beside it for
  * PREVIOUS_SECRET_VALIDITY_MS; a secret rotated before that is dropped. NotFoundError when there is no such endpoint.
  */
-export async function rotateWebhookSecret(store: Webhooks, id: string): Promise<{ secret: string }> {
+export async function rotateWebhookSecret(store: Webhooks, id: string): Promise<{ record: WebhookRecord; secret: string }> {
   const record = await getWebhook(store, id);
   const secret = generateWebhookSecret();
   const now = Date.now();
@@ -147,7 +147,7 @@ export async function rotateWebhookSecret(store: Webhooks, id: string): Promise<
     new Date(now).toISOString(),
   );
   if (!rotated) throw noSuchWebhook(id);
-  return { secret };
+  return { record, secret };
 }
 
 /** The endpoint's latest attempts first, at most `limit` (1 to 100, 50 by default); NotFoundError, InputError. */

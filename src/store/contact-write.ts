@@ -28,6 +28,8 @@ export type ContactWrite =
 /**
  * Decides how one import record is written: a new contact, or an update of the owner's contact with
  * the same id that changes only the fields the record names. Refuses ids of another owner or of the self row.
+ * A new contact's `source` is the record's origin's unless the record names one; an update leaves it, so a
+ * re-import, or an export of ours read back, changes no contact's source.
  */
 export function decideContactWrite(
   ownerId: string,
@@ -44,6 +46,7 @@ export function decideContactWrite(
       // A record that says when it last changed but not when it was made was made no later than that.
       values: {
         ...EMPTY_CONTACT_VALUES,
+        source: record.origin?.source ?? null,
         ...values,
         created_at: values.created_at ?? (updatedAt < now ? updatedAt : now),
         updated_at: updatedAt,

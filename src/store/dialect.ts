@@ -16,15 +16,15 @@ export interface Dialect<Target extends DatabaseTarget = DatabaseTarget> {
 
   /** Opens the store `target` names; the database's driver is loaded only then. */
   open(target: Target, options: StoreOptions): Promise<Store>;
-  /** The file that holds the database, which opening it creates when missing; null when there is none (a server, memory). */
-  fileOf(target: Target): string | null;
   /** DATABASE_URL as a command printed for the user may repeat it; null when it must not (it may hold a password). */
   printableUrl(target: Target): string | null;
 
   /** SQL that is true when the boolean `column` is false: `is_self` is a boolean on PostgreSQL, 0 or 1 on SQLite. */
   isFalse(column: string): string;
-  /** SQL of `emailKey` (email-match.ts) over a text column, as migration 10 indexes it: lower() folding ASCII alone. */
+  /** SQL of `emailKey` (domain/import-matching.ts) over a text column, as migration 10 indexes it: lower() folding ASCII alone. */
   emailKey(column: string): string;
+  /** SQL of `linkedinUrlKey` (domain/import-matching.ts) over a text column, as migration 14 indexes it. */
+  linkedinUrlKey(column: string): string;
   /** SQL of a `count(*)` that the driver returns as a number: PostgreSQL's bigint count would arrive as text. */
   countAsNumber(count: string): string;
 

@@ -50,6 +50,7 @@ export async function importBatches(
     unchanged: 0,
     merged: 0,
     matchedByEmail: 0,
+    matchedByLinkedinUrl: 0,
     duplicateEmails: [],
     duplicateEmailCount: 0,
   };
@@ -64,6 +65,7 @@ export async function importBatches(
     outcome.updated += written.updated;
     outcome.unchanged += written.unchanged;
     outcome.matchedByEmail += written.matchedByEmail;
+    outcome.matchedByLinkedinUrl += written.matchedByLinkedinUrl;
     outcome.duplicateEmailCount += written.duplicateEmails.length;
     outcome.duplicateEmails.push(...written.duplicateEmails.slice(0, IMPORT_LISTED - outcome.duplicateEmails.length));
   }

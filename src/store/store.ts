@@ -1,6 +1,7 @@
 import type { ChangeLogState, ChangePosition } from '../domain/changes.js';
 import type { Contact } from '../domain/contact.js';
 import type { ValidContactInput } from '../domain/contact-input.js';
+import type { ImportMatchField, RecordOrigin } from '../domain/import-matching.js';
 import type { PageRequest, SortKey } from '../domain/pagination.js';
 import type { BillingPlan } from '../domain/billing-plan.js';
 import type { Scope } from '../domain/scopes.js';
@@ -87,6 +88,8 @@ export interface KeyRotation {
 export interface ImportRecord {
   label: string;
   contact: ValidContactInput;
+  /** The export it was read from, when another product's (its contact's `source`, what it is matched on by default). */
+  origin?: RecordOrigin;
 }
 
 /** What an import did with its records. */
@@ -99,8 +102,10 @@ export interface ImportOutcome {
   unchanged: number;
   /** Soft merges the import made (a record's `merged_into`); repeated ones are not counted. */
   merged: number;
-  /** Records without id that updated the contact holding their email (`match`). */
+  /** Records without id that updated the contact holding their email (matched on `email`). */
   matchedByEmail: number;
+  /** Records without id that updated the contact holding their LinkedIn URL (matched on `linkedin_url`). */
+  matchedByLinkedinUrl: number;
   /**
    * Records naming an email that another contact already holds, a stored one or one an earlier record wrote: the first
    * IMPORT_LISTED (import-batches.ts) of a streamed import, every one of an import of an array.
@@ -111,11 +116,12 @@ export interface ImportOutcome {
 }
 
 /**
- * What an import does with the emails its records name, compared ignoring ASCII case among the owner's listable
- * contacts: nothing (`ignore`, the bulk path), report the duplicates (`report`), or also update the contact holding
- * a record's email when the record has no id (`match`).
+ * What an import does with the emails and LinkedIn URLs its records name, compared by their keys (import-match.ts)
+ * among the owner's listable contacts: nothing (`ignore`, the bulk path); else it reports the duplicate emails and
+ * matches each record without id on the fields of `match` (none: `[]`), or, without `match`, on its origin's
+ * (a LinkedIn export's records: linkedin_url), updating the contact that holds the same value.
  */
-export type ImportEmails = 'ignore' | 'report' | 'match';
+export type ImportMatching = 'ignore' | { match?: readonly ImportMatchField[] };
 
 /** A record whose email another contact holds: `sameAs` is `contact <id>` or the label of an earlier record. */
 export interface DuplicateEmail {
@@ -158,7 +164,8 @@ export interface UserStore {
   update(userId: string, changes: UserChanges): Promise<User | null>;
   /**
    * Deletes the user and everything that is theirs, in one transaction: keys, contacts, change log, listing state,
-   * and every OAuth record (grant, code, token, session) bound to one of their keys. False when there is no such user.
+   * webhook endpoints, the idempotent answers kept for them, and every OAuth record (grant, code, token, session) bound
+   * to one of their keys. False when there is no such user.
    */
   delete(userId: string): Promise<boolean>;
   /** A page of every user, oldest first (created_at, then id). */
@@ -255,17 +262,18 @@ export interface ContactStore {
   search(ownerId: string, query: string, limit: number): Promise<Contact[]>;
   /**
    * Inserts the records, or updates those whose id the owner already has, all in one transaction. A record whose
-   * named fields all hold what is stored writes nothing: no updated_at, no change recorded. `emails` says what the
-   * records' emails do (planEmails in email-match.ts); by default nothing.
+   * named fields all hold what is stored writes nothing: no updated_at, no change recorded. `matching` says what the
+   * records' emails and LinkedIn URLs do (planMatches in import-match.ts); by default nothing. A record with an
+   * origin gives a contact it creates its origin's `source`, unless it names one.
    * Throws InputError naming the record when an id belongs to another owner or to the self row.
    */
-  importContacts(ownerId: string, records: readonly ImportRecord[], emails?: ImportEmails): Promise<ImportOutcome>;
+  importContacts(ownerId: string, records: readonly ImportRecord[], matching?: ImportMatching): Promise<ImportOutcome>;
   /**
    * Imports the batches as importContacts does an array, in one transaction, each batch written before the next is
    * read: its cost does not grow with the number of records (importBatches in import-batches.ts). A record naming an
    * id an earlier one named is refused (InputError naming both); when the batches throw, nothing is imported.
    */
-  importBatches(ownerId: string, batches: AsyncIterable<readonly ImportRecord[]>, emails?: ImportEmails): Promise<ImportOutcome>;
+  importBatches(ownerId: string, batches: AsyncIterable<readonly ImportRecord[]>, matching?: ImportMatching): Promise<ImportOutcome>;
   /** Soft-merges `duplicateId` into `survivorId`; both must be the owner's listable contacts. */
   merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void>;
   /**
@@ -332,6 +340,13 @@ export interface IdempotencyKey {
   key: string;
 }
 
+/** The answer an Idempotency-Key keeps: its status, its body, and the user it concerns, if any. */
+export interface KeptAnswer {
+  status: number;
+  body: string;
+  ownerId: string | null;
+}
+
 /**
  * What a claim of an Idempotency-Key found: the key was free (`claimed`: run the request, then complete or release);
  * the request ran already (`replay` its answer); the key came with another request (`mismatch`); or the request is
@@ -354,9 +369,11 @@ export interface IdempotencyStore {
   claim(key: IdempotencyKey, fingerprint: string, now: string, staleBefore?: string): Promise<IdempotencyClaim>;
   /**
    * Keeps the claimed request's answer, for claims to replay. The body is stored as given: an answer holding a secret
-   * (a new key) is for the caller to encrypt or leave out.
+   * (a new key) is for the caller to encrypt or leave out. An answer kept for a user (`ownerId`) is deleted with the
+   * user, in the user's delete; when that user is gone already (deleted while the request ran), the answer is not
+   * kept and the claim is forgotten, as release does.
    */
-  complete(key: IdempotencyKey, status: number, body: string, now: string): Promise<void>;
+  complete(key: IdempotencyKey, answer: KeptAnswer, now: string): Promise<void>;
   /** Forgets a claim whose request failed without an answer to keep (a 5xx), so that a retry runs it; never a completed one. */
   release(key: IdempotencyKey): Promise<void>;
   /** Removes up to `maxRows` keys whose window had passed at `now`; returns how many. */
@@ -432,6 +449,15 @@ export interface WebhookDelivery {
   attemptedAt: string;
 }
 
+/** Which endpoints a lease takes, and how many (WebhookStore.leaseDue). */
+export interface WebhookLeaseLane {
+  /** Endpoints whose retry is due (true), or endpoints with changes past the cursor and no retry waiting (false). */
+  retrying: boolean;
+  limit: number;
+  /** The most endpoints of one owner the holder may hold in the lane at once, counting those it holds already. */
+  perOwner: number;
+}
+
 /**
  * Webhook endpoints and their delivery state, shared by every process. A dispatcher leases the endpoints it delivers
  * to: while a lease holds, no other process (or instance, on PostgreSQL: FOR UPDATE SKIP LOCKED) leases that endpoint,
@@ -453,12 +479,15 @@ export interface WebhookStore {
   /** The new secret signs from now; the current one becomes the previous one until `previousUntil`. */
   rotateSecret(id: string, sealedSecret: string, previousUntil: string, now: string): Promise<WebhookRecord | null>;
   /**
-   * Leases for `holder` until `leaseUntil` at most `limit` enabled endpoints that have work and no live lease: their
-   * owner's change log has moved past their cursor, or a retry is due (nextAttemptAt <= now). Endpoints waiting for a
-   * retry not yet due are not leased. A poll: on SQLite it leases nothing while another connection holds the write
-   * lock (it never waits for it), and the next poll tries again.
+   * Leases for `holder` until `leaseUntil` enabled endpoints of `lane` that have work and no live lease: their owner's
+   * change log has moved past their cursor and no retry waits, or (the retrying lane) their retry is due
+   * (nextAttemptAt <= now). Endpoints waiting for a retry not yet due are not leased. At most `lane.limit`, and of one
+   * owner only as many as bring the endpoints of that owner the holder holds in the lane to `lane.perOwner`; taken
+   * round the owners (every owner's longest waiting endpoint before any owner's second), then the longest waiting
+   * first. A poll: on SQLite it leases nothing while another connection holds the write lock (it never waits for it),
+   * and the next poll tries again.
    */
-  leaseDue(holder: string, now: string, leaseUntil: string, limit: number): Promise<WebhookRecord[]>;
+  leaseDue(holder: string, now: string, leaseUntil: string, lane: WebhookLeaseLane): Promise<WebhookRecord[]>;
   /** Extends the holder's lease; false when it no longer holds it. */
   renewLease(id: string, holder: string, leaseUntil: string): Promise<boolean>;
   releaseLease(id: string, holder: string): Promise<void>;
@@ -552,8 +581,8 @@ export interface StoreOptions {
    */
   pool?: { size: number; queueLimit: number };
   /**
-   * SQLite only: open the database file only if it exists, never creating it or its folder (the server does this;
-   * `migrate` and `demo` create). PostgreSQL never creates a database.
+   * SQLite only: open the database file only if it exists, never creating it or its folder (the server and every
+   * command do this, but `migrate` and `demo`, which create). PostgreSQL never creates a database.
    */
   mustExist?: boolean;
 }

@@ -142,5 +142,24 @@ export const webhookDueSql = (now: string) => `w.status = 'enabled' AND (w.lease
     AND (w.next_attempt_at <= ${now} OR (w.next_attempt_at IS NULL
       AND (l.change_seq > w.cursor_seq OR (l.change_seq = w.cursor_seq AND w.cursor_after IS NOT NULL))))`;
 
-/** Who waited longest goes first when more endpoints are due than one lease takes. */
-export const WEBHOOK_DUE_ORDER = 'coalesce(w.next_attempt_at, w.pending_since), w.id';
+/** An endpoint of the lane `retrying` (SQL, true or false) asks for: a retry waiting, or none. */
+const inLane = (table: string, retrying: string) => `(${table}.next_attempt_at IS NOT NULL) = ${retrying}`;
+
+/**
+ * The endpoints one lease may take, each with its turn (SQL over `webhooks`, the parameters as SQL): those due at `now`
+ * in the lane `retrying`, numbered within their owner, the longest waiting first, after the owner's endpoints `holder`
+ * holds in the lane already. Leasing those whose turn is within the owner's share, by turn and then by wait, goes round
+ * the owners (each one's first endpoint before anyone's second) and never gives one owner more than its share.
+ */
+export const webhookTurnsSql = ({ now, holder, retrying }: { now: string; holder: string; retrying: string }) => `SELECT w.id,
+    coalesce(held.count, 0) + row_number() OVER (PARTITION BY w.owner_id ORDER BY coalesce(w.next_attempt_at, w.pending_since), w.id)
+      AS turn,
+    coalesce(w.next_attempt_at, w.pending_since) AS waited
+  FROM webhooks w JOIN owner_listing l ON l.owner_id = w.owner_id
+    LEFT JOIN (SELECT h.owner_id, count(*) AS count FROM webhooks h
+      WHERE h.lease_holder = ${holder} AND h.lease_until >= ${now} AND ${inLane('h', retrying)} GROUP BY h.owner_id) held
+    ON held.owner_id = w.owner_id
+  WHERE ${webhookDueSql(now)} AND ${inLane('w', retrying)}`;
+
+/** The order a lease takes the turns of webhookTurnsSql in (as `t`). */
+export const WEBHOOK_TURN_ORDER = 't.turn, t.waited, t.id';

@@ -28,12 +28,32 @@ export const WEBHOOK_POLL_MS = 250;
  */
 const LEASE_MS = 15_000;
 const LEASE_RENEW_MS = 5_000;
-/** Endpoints one process delivers to at once: a slow endpoint holds one of these, never the others. */
-const ENDPOINTS_AT_ONCE = 16;
+/**
+ * A share of a process's delivery slots (docs/webhooks.md, "Fair shares"). An endpoint with changes to send and no failure
+ * waiting is delivered to in the current lane; one whose retry is due, in the retrying lane, a small one of its own:
+ * endpoints that keep failing, however many, hold only its slots. In each lane one owner holds at most `perOwner`
+ * endpoints of a process, and a lease goes round the owners, so that no owner waits behind another's timeouts.
+ */
+interface DeliveryLane {
+  retrying: boolean;
+  /** Endpoints of the lane a process works on at once. */
+  endpoints: number;
+  /** Of those, at most this many of one owner. */
+  perOwner: number;
+  /** Attempts in flight to one endpoint at once. */
+  sendsPerEndpoint: number;
+  /**
+   * True: the lease ends with the first attempt acknowledged (a probe: the endpoint answers again, and its next lease
+   * is in the current lane). False: batch after batch, for up to TURN_MS.
+   */
+  probe: boolean;
+}
+
+const CURRENT_LANE: DeliveryLane = { retrying: false, endpoints: 16, perOwner: 4, sendsPerEndpoint: 4, probe: false };
+const RETRYING_LANE: DeliveryLane = { retrying: true, endpoints: 4, perOwner: 1, sendsPerEndpoint: 1, probe: true };
+const LANES = [CURRENT_LANE, RETRYING_LANE];
 /** Changes read and sent per batch; a batch holds each contact once (the log is compacted), so they go out together. */
 const EVENTS_PER_BATCH = 100;
-/** Attempts in flight to one endpoint at once. */
-const SENDS_PER_ENDPOINT = 16;
 /** How long one endpoint is worked on before its lease is given back, so that every endpoint with work gets its turn. */
 const TURN_MS = 10_000;
 /** The longest wait between polls while the database fails. */
@@ -76,8 +96,8 @@ interface OutgoingEvent {
 
 /**
  * Pushes each owner's changes to their webhook endpoints (docs/webhooks.md). Every WEBHOOK_POLL_MS it leases the
- * endpoints that have work (a lease keeps other processes off them), and delivers to each, at most ENDPOINTS_AT_ONCE
- * at a time, in batches read after the endpoint's cursor: the cursor moves only over changes a receiver acknowledged,
+ * endpoints that have work (a lease keeps other processes off them), as many as each DeliveryLane has room for, and
+ * delivers to each in batches read after the endpoint's cursor: the cursor moves only over changes a receiver acknowledged,
  * so a process that dies loses nothing, and another takes its endpoints once their leases run out. A failing database
  * is logged sparingly and waited out; nothing here throws.
  */
@@ -86,7 +106,8 @@ export class WebhookDispatcher {
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly retentionMs: number;
-  private readonly working = new Map<string, Promise<void>>();
+  /** The endpoints being delivered to, by lane: id → the work. */
+  private readonly working = new Map(LANES.map((lane) => [lane, new Map<string, Promise<void>>()]));
   /** Endpoints this process delivered to lately, whose lag it reports: id → last leased at. */
   private readonly reported = new Map<string, number>();
   private readonly aborter = new AbortController();
@@ -122,7 +143,7 @@ export class WebhookDispatcher {
     clearTimeout(this.pollTimer);
     clearTimeout(this.metricsTimer);
     await this.polling;
-    const settled = Promise.all(this.working.values());
+    const settled = Promise.all([...this.working.values()].flatMap((works) => [...works.values()]));
     let timer: NodeJS.Timeout | undefined;
     const overran = await Promise.race([
       settled.then(() => false),
@@ -150,35 +171,46 @@ export class WebhookDispatcher {
   }
 
   private async poll(): Promise<void> {
-    const room = ENDPOINTS_AT_ONCE - this.working.size;
-    if (room <= 0) return;
-    const now = this.now();
-    let leased: WebhookRecord[];
-    try {
-      leased = await this.options.store.webhooks.leaseDue(this.holder, iso(now), iso(now + LEASE_MS), room);
-      this.failuresInARow = 0;
-    } catch (error) {
-      this.failuresInARow += 1;
-      return this.warn('lease', error, 'could not look for webhook endpoints with work; trying again');
-    }
-    for (const endpoint of leased) {
-      if (this.working.has(endpoint.id)) continue;
-      this.reported.set(endpoint.id, now);
-      const work = this.work(endpoint).finally(() => this.working.delete(endpoint.id));
-      this.working.set(endpoint.id, work);
+    for (const [lane, works] of this.working) {
+      const room = lane.endpoints - works.size;
+      if (room <= 0) continue;
+      const now = this.now();
+      let leased: WebhookRecord[];
+      try {
+        leased = await this.options.store.webhooks.leaseDue(this.holder, iso(now), iso(now + LEASE_MS), {
+          retrying: lane.retrying,
+          limit: room,
+          perOwner: lane.perOwner,
+        });
+        this.failuresInARow = 0;
+      } catch (error) {
+        this.failuresInARow += 1;
+        return this.warn('lease', error, 'could not look for webhook endpoints with work; trying again');
+      }
+      for (const endpoint of leased) {
+        if (works.has(endpoint.id)) continue;
+        this.reported.set(endpoint.id, now);
+        works.set(
+          endpoint.id,
+          this.work(endpoint, lane).finally(() => works.delete(endpoint.id)),
+        );
+      }
     }
   }
 
-  /** Delivers to one leased endpoint until it has no work left, fails, loses its lease, or its turn ends; never rejects. */
-  private async work(leased: WebhookRecord): Promise<void> {
+  /**
+   * Delivers to one leased endpoint until it has no work left, fails, loses its lease, or its turn ends (a probe's after
+   * one batch); never rejects.
+   */
+  private async work(leased: WebhookRecord, lane: DeliveryLane): Promise<void> {
     const lease = { lost: false };
     const renewing = this.renewWhileWorking(leased.id, lease);
     const turnEnds = this.now() + TURN_MS;
     let endpoint: WebhookRecord | null = leased;
     try {
-      while (endpoint !== null && !this.stopping && !lease.lost && this.now() < turnEnds) {
-        endpoint = await this.deliverBatch(endpoint, lease);
-      }
+      do {
+        endpoint = await this.deliverBatch(endpoint, lease, lane);
+      } while (endpoint !== null && !lane.probe && !this.stopping && !lease.lost && this.now() < turnEnds);
     } catch (error) {
       this.warn('deliver', error, 'webhook delivery failed on a database error; the endpoint is tried again');
     } finally {
@@ -203,11 +235,11 @@ export class WebhookDispatcher {
   }
 
   /**
-   * One batch: the changes after the cursor, sent at most SENDS_PER_ENDPOINT at once; the cursor moves over those
-   * acknowledged; a failure schedules a retry or disables the endpoint. Returns the endpoint as it stands when more
-   * changes wait, or null when its work is over for now.
+   * One batch: the changes after the cursor, sent as the lane says; the cursor moves over those acknowledged; a
+   * failure schedules a retry or disables the endpoint. Returns the endpoint as it stands when more changes wait, or
+   * null when its work is over for now.
    */
-  private async deliverBatch(endpoint: WebhookRecord, lease: { lost: boolean }): Promise<WebhookRecord | null> {
+  private async deliverBatch(endpoint: WebhookRecord, lease: { lost: boolean }, lane: DeliveryLane): Promise<WebhookRecord | null> {
     const { store } = this.options;
     const read = await store.contacts.readChanges(endpoint.ownerId, endpoint.cursor, EVENTS_PER_BATCH + 1);
     const batch = read.records.slice(0, EVENTS_PER_BATCH);
@@ -220,7 +252,7 @@ export class WebhookDispatcher {
       return null;
     }
     const attempt = endpoint.failedAttempts + 1;
-    const { results, deliveries } = await this.sendBatch(endpoint, batch, attempt);
+    const { results, deliveries } = await this.sendBatch(endpoint, batch, attempt, lane);
     const done = results.findIndex((result) => result.kind !== 'done');
     const doneCount = done === -1 ? batch.length : done;
     const now = this.now();
@@ -249,11 +281,15 @@ export class WebhookDispatcher {
     return { ...endpoint, cursor: moved.cursor, pendingSince: moved.pendingSince, failedAttempts: 0, nextAttemptAt: null };
   }
 
-  /** Sends the batch's subscribed changes in order, SENDS_PER_ENDPOINT at once, starting none after a failure. */
+  /**
+   * Sends the batch's subscribed changes in order, the lane's sendsPerEndpoint at once, starting none after a failure,
+   * nor, in a probe, after the first acknowledged.
+   */
   private async sendBatch(
     endpoint: WebhookRecord,
     batch: readonly ChangeRecord[],
     attempt: number,
+    lane: DeliveryLane,
   ): Promise<{ results: EventResult[]; deliveries: WebhookDelivery[] }> {
     const results: EventResult[] = batch.map(() => ({ kind: 'not sent' }));
     const deliveries: WebhookDelivery[] = [];
@@ -279,8 +315,9 @@ export class WebhookDispatcher {
     }
     let nextIndex = 0;
     let failedOnce = false;
+    let acknowledgedOnce = false;
     const sendNext = async (): Promise<void> => {
-      while (nextIndex < outgoing.length && !failedOnce && !this.stopping) {
+      while (nextIndex < outgoing.length && !failedOnce && !(lane.probe && acknowledgedOnce) && !this.stopping) {
         const index = nextIndex;
         nextIndex += 1;
         const event = outgoing[index];
@@ -314,13 +351,14 @@ export class WebhookDispatcher {
         });
         if (outcome.failure === null) {
           results[index] = { kind: 'done' };
+          acknowledgedOnce = true;
         } else {
           results[index] = { kind: 'failed', outcome };
           failedOnce = true;
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(SENDS_PER_ENDPOINT, outgoing.length) }, sendNext));
+    await Promise.all(Array.from({ length: Math.min(lane.sendsPerEndpoint, outgoing.length) }, sendNext));
     return { results, deliveries };
   }
 

@@ -7,8 +7,6 @@ import { lookupPublicOnly } from '../net/public-lookup.js';
 export const RESPONSE_BODY_LIMIT = 64 * 1024;
 /** How much of a refusal's body, or an error's message, an attempt keeps (the deliveries list shows it). */
 const ERROR_TEXT_LIMIT = 200;
-/** Connections kept open per receiver host: the dispatcher sends at most 16 at once to one endpoint. */
-const SOCKETS_PER_HOST = 64;
 const USER_AGENT = 'contacts-read-api-webhooks/1';
 
 /** One event to POST: the endpoint's URL, the Standard Webhooks headers, and the JSON body they sign. */
@@ -59,7 +57,9 @@ const shortText = (text: string) =>
  * was checked when it was made.
  */
 export function createWebhookSender(options: SenderOptions): WebhookSender {
-  const agentOptions = { keepAlive: true, maxSockets: SOCKETS_PER_HOST, scheduling: 'lifo' as const };
+  // No cap per host: the dispatcher's lanes bound the attempts in flight, and a queue here would put one owner's
+  // endpoints behind another's dead ones on a host they share.
+  const agentOptions = { keepAlive: true, scheduling: 'lifo' as const };
   const https = new HttpsAgent(agentOptions);
   const http = new HttpAgent(agentOptions);
 

@@ -62,6 +62,8 @@ describeEachBackend('admin API: contacts', (db) => {
   const importPath = (userId: string, query = '') => `/admin/v1/users/${userId}/contacts/import${query}`;
   const importBody = (userId: string, type: string, raw: string | Uint8Array, headers: Record<string, string> = {}) =>
     admin.request('POST', importPath(userId), { raw, headers: { 'content-type': type, ...headers } });
+  const importOperation = () =>
+    admin.document.paths['/admin/v1/users/{id}/contacts/import']!.post as unknown as { requestBody: { content: object } };
   const total = async (userId: string) => (await db().store.contacts.listPage(userId, { limit: 1, offset: 0 })).total;
   const contactIds = async (userId: string) =>
     (await db().store.contacts.listPage(userId, { limit: 100, offset: 0 })).contacts.map((contact) => contact.id);
@@ -182,10 +184,43 @@ describeEachBackend('admin API: contacts', (db) => {
       expect(await total(user.id)).toBe(0);
     });
 
+    it('reads each format under the other media types tools send for it (text/x-vcard, text/directory, application/ndjson…)', async () => {
+      const aliases = {
+        'application/x-ndjson': [
+          'application/ndjson',
+          'application/jsonl',
+          'application/x-jsonl',
+          'application/jsonlines',
+          'application/x-jsonlines',
+        ],
+        'text/csv': ['application/csv', 'text/comma-separated-values', 'text/x-csv', 'application/x-csv'],
+        'text/vcard': ['text/x-vcard', 'text/directory'],
+      };
+      const csv = 'name,email\nAda Lovelace,ada@example.com\n';
+      const bodies: Record<string, string> = { 'application/x-ndjson': NDJSON_BODY, 'text/csv': csv, 'text/vcard': VCARD_BODY };
+      for (const [name, types] of Object.entries(aliases)) {
+        const expected = (await importBody((await createUser(db().store)).id, name, bodies[name]!)).json;
+        for (const type of types) {
+          const user = await createUser(db().store);
+          const answer = await importBody(user.id, `${type}; charset=utf-8`, bodies[name]!);
+          expect({ type, status: answer.status, body: answer.json }).toEqual({ type, status: 200, body: expected });
+          expect(await total(user.id)).toBe(expected.imported);
+        }
+        expect(importOperation().requestBody.content).toEqual(
+          expect.objectContaining(Object.fromEntries(types.map((type) => [type, expect.anything()]))),
+        );
+      }
+    });
+
     it('415 for another content type or none, naming the ones it reads; the body is not read', async () => {
       const user = await createUser(db().store);
-      expect(UNSUPPORTED_IMPORT_TYPE_MESSAGE).toBe('Content-Type must be application/json, application/x-ndjson, text/csv or text/vcard');
-      for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/xml' }, {}] as Record<string, string>[]) {
+      expect(UNSUPPORTED_IMPORT_TYPE_MESSAGE).toBe(
+        'Content-Type must be application/json, application/x-ndjson, application/ndjson, application/jsonl, application/x-jsonl, ' +
+          'application/jsonlines, application/x-jsonlines, text/csv, application/csv, text/comma-separated-values, text/x-csv, ' +
+          'application/x-csv, text/vcard, text/x-vcard or text/directory',
+      );
+      const others = ['text/plain', 'application/xml', 'application/vcard+json', 'text/calendar'];
+      for (const headers of [...others.map((type) => ({ 'content-type': type })), {}] as Record<string, string>[]) {
         const answer = await admin.request('POST', importPath(user.id), { raw: NDJSON_BODY, headers });
         expect({ headers, status: answer.status, body: answer.json }).toEqual({
           headers,
@@ -241,6 +276,71 @@ describeEachBackend('admin API: contacts', (db) => {
       });
       expect(answer.json).toMatchObject({ created: 0, updated: 1, matched_by_email: 1 });
       expect((await db().store.contacts.listPage(user.id, { limit: 10, offset: 0 })).contacts.map((c) => c.name)).toEqual(['Ada Lovelace']);
+    });
+
+    it('a LinkedIn Connections.csv sent twice: the second time creates nothing, each connection found by its LinkedIn URL', async () => {
+      const user = await createUser(db().store);
+      const connections = readFileSync('test/fixtures/import/linkedin-connections.csv', 'utf8');
+      const first = await importBody(user.id, 'text/csv', connections);
+      expect(first.json).toMatchObject({ created: 2, matched_by_linkedin_url: 0 });
+      const again = await importBody(
+        user.id,
+        'text/csv',
+        connections.replace('https://www.', 'http://').replace('ada-lovelace', 'Ada-Lovelace/?trk=x'),
+      );
+      expect({ status: again.status, body: again.json }).toMatchObject({
+        status: 200,
+        body: { created: 0, updated: 1, unchanged: 1, without_id: 2, matched_by_email: 0, matched_by_linkedin_url: 2 },
+      });
+      const { contacts } = await db().store.contacts.listPage(user.id, { limit: 10, offset: 0 });
+      expect(contacts.map((c) => [c.name, c.source])).toEqual([
+        ['Ada Lovelace', 'linkedin'],
+        ['Grace Hopper', 'linkedin'],
+      ]);
+    });
+
+    it('match names the fields a record without id is matched on (match_email=true: email); 400 for another, nothing imported', async () => {
+      const user = await createUser(db().store);
+      const send = (query: string, body: string) =>
+        admin.request('POST', importPath(user.id, query), { raw: body, headers: { 'content-type': 'application/x-ndjson' } });
+      await send('', '{"name": "Ada", "email": "ada@example.com", "linkedin_url": "https://www.linkedin.com/in/ada-l"}\n');
+      const byUrl = '{"name": "Ada L", "linkedin_url": "linkedin.com/in/ADA-L/"}\n';
+      const byEmail = '{"name": "Ada Lovelace", "email": "ADA@example.com"}\n';
+      // Any other body matches on nothing unless told.
+      expect((await send('', byUrl)).json).toMatchObject({ created: 1, matched_by_linkedin_url: 0 });
+      expect((await send('?match=linkedin_url', byUrl)).json).toMatchObject({ created: 0, matched_by_linkedin_url: 1 });
+      expect((await send('?match=email,linkedin_url', byEmail)).json).toMatchObject({ created: 0, matched_by_email: 1 });
+      expect((await send('?match_email=true', byEmail)).json).toMatchObject({ created: 0, matched_by_email: 1 });
+      expect((await send('?match=none', byEmail)).json).toMatchObject({ created: 1, matched_by_email: 0 });
+      const before = await total(user.id);
+      for (const [query, error] of [
+        ['?match=phone', 'match must be email, linkedin_url, email,linkedin_url or none; got "phone"'],
+        ['?match=email&match_email=true', 'give match or match_email, not both'],
+        ['?match=email&match=linkedin_url', 'match must be a string'],
+      ]) {
+        const refused = await send(query!, byEmail);
+        expect({ query, status: refused.status, body: refused.json }).toEqual({ query, status: 400, body: { error } });
+      }
+      expect(await total(user.id)).toBe(before);
+    });
+
+    it('a contact created from an export gets the product as its source; from a body of our fields, none', async () => {
+      const sources: Record<string, (string | null)[]> = {};
+      for (const { name, type, text } of BODIES) {
+        const user = await createUser(db().store);
+        expect((await importBody(user.id, type, text)).status).toBe(200);
+        const { contacts } = await db().store.contacts.listPage(user.id, { limit: 10, offset: 0 });
+        sources[name] = [...new Set(contacts.map((contact) => contact.source))];
+      }
+      expect(sources).toEqual({
+        'contacts.json': [null],
+        'contacts.ndjson': [null],
+        'contacts.vcf': ['vcard'],
+        'google-contacts.csv': ['google'],
+        'google-contacts-legacy.csv': ['google'],
+        'linkedin-connections.csv': ['linkedin'],
+        'outlook-contacts-semicolon.csv': ['outlook'],
+      });
     });
 
     it('with an Idempotency-Key: the same body again gets the first answer and imports nothing more; another body, 422', async () => {

@@ -6,9 +6,11 @@ import { startAdminApp, TEST_ADMIN_TOKEN, type AdminTestServer } from '../suppor
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { captureLogs } from '../support/log-capture.js';
-import { createKey, createUser } from '../support/seed.js';
+import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 
 const MIB = 1024 * 1024;
+
+type JsonBody = { content: Record<string, { schema: { required?: string[] } }> };
 
 /** What every admin operation shares: the admin token, the HTTP layer's refusals, JSON bodies, the log, the document. */
 describeEachBackend('admin API: the token, the HTTP layer, the log and the document', (db) => {
@@ -24,6 +26,19 @@ describeEachBackend('admin API: the token, the HTTP layer, the log and the docum
     await admin?.close();
     await publicApp?.close();
   });
+
+  /** The POST and DELETE operations without a body, or whose JSON body has no required field: each may be called without one. */
+  const operationsNeedingNoBody = () =>
+    Object.values(admin.document.paths)
+      .flatMap((operations) => Object.entries(operations as unknown as Record<string, { operationId: string; requestBody?: JsonBody }>))
+      .filter(([method, { requestBody }]) => {
+        if (method !== 'post' && method !== 'delete') return false;
+        if (requestBody === undefined) return true;
+        const [type, ...others] = Object.keys(requestBody.content);
+        return type === 'application/json' && others.length === 0 && (requestBody.content[type]!.schema.required ?? []).length === 0;
+      })
+      .map(([, { operationId }]) => operationId)
+      .sort();
 
   /** One concrete request per operation of the document. */
   const everyOperation = () => {
@@ -77,7 +92,7 @@ describeEachBackend('admin API: the token, the HTTP layer, the log and the docum
       expect(wrongMethod.headers.get('allow')).toBe('DELETE, GET, PATCH');
     });
 
-    it('415 for a body that is not JSON or has no Content-Type; 400 for JSON that does not parse or is empty', async () => {
+    it('415 for a body that is not JSON or has no Content-Type; 400 for JSON that does not parse', async () => {
       const otherTypes: Record<string, string>[] = [
         { 'content-type': 'text/plain' },
         { 'content-type': 'application/x-www-form-urlencoded' },
@@ -97,13 +112,48 @@ describeEachBackend('admin API: the token, the HTTP layer, the log and the docum
         400,
         { error: "Body is not valid JSON but content-type is set to 'application/json'" },
       ]);
-      const empty = await admin.request('POST', '/admin/v1/users', { raw: '', headers: json });
-      expect([empty.status, empty.json]).toEqual([400, { error: "Body cannot be empty when content-type is set to 'application/json'" }]);
       const poisoned = await admin.request('POST', '/admin/v1/users', {
         raw: '{"__proto__":{"plan":"pro"},"email":"a@b.c"}',
         headers: json,
       });
       expect(poisoned.status).toBe(400);
+    });
+
+    it('a call without a body may say Content-Type: application/json, as many HTTP wrappers do on every call: it has no body', async () => {
+      for (const type of ['application/json', 'application/json; charset=utf-8']) {
+        const user = await createUser(db().store);
+        const key = await createKey(db().store, user.id);
+        const { json: webhook } = await admin.request('POST', `/admin/v1/users/${user.id}/webhooks`, {
+          body: { url: 'https://hooks.example.com/bodiless' },
+        });
+        await importNumberedContacts(db().store, user.id, 1, 'Bodiless');
+        const [contact] = (await db().store.contacts.listPage(user.id, { limit: 1, offset: 0 })).contacts;
+        const calls: Record<string, [method: string, path: string, status: number]> = {
+          createKey: ['POST', `/admin/v1/users/${user.id}/keys`, 201],
+          rotateKey: ['POST', `/admin/v1/keys/${key.id}/rotate`, 201],
+          rotateWebhookSecret: ['POST', `/admin/v1/webhooks/${webhook.id}/rotate-secret`, 200],
+          deleteContact: ['DELETE', `/admin/v1/users/${user.id}/contacts/${contact!.id}`, 204],
+          deleteWebhook: ['DELETE', `/admin/v1/webhooks/${webhook.id}`, 204],
+          revokeKey: ['DELETE', `/admin/v1/keys/${key.id}`, 204],
+          deleteUser: ['DELETE', `/admin/v1/users/${user.id}`, 204],
+        };
+        expect(Object.keys(calls).sort()).toEqual(operationsNeedingNoBody());
+        for (const [operation, [method, path, status]] of Object.entries(calls)) {
+          const answer = await admin.request(method, path, { headers: { 'content-type': type } });
+          expect({ operation, type, status: answer.status, error: answer.json?.error }).toEqual({
+            operation,
+            type,
+            status,
+            error: undefined,
+          });
+        }
+      }
+      // An operation whose body has required fields names the first missing, as it does without the header.
+      const withHeader = { raw: '', headers: { 'content-type': 'application/json' } };
+      for (const request of [withHeader, {}]) {
+        const empty = await admin.request('POST', '/admin/v1/users', request);
+        expect([empty.status, empty.json]).toEqual([400, { error: 'email is required' }]);
+      }
     });
 
     it('413 for a body over 1 MiB, declared or sent in chunks', async () => {
@@ -202,7 +252,7 @@ describeEachBackend('admin API: the token, the HTTP layer, the log and the docum
       const calls = logs.lines().filter((line) => line.msg === 'admin call' && line.webhookId === webhook.id);
       expect(calls.map(({ method, route, userId, status }) => ({ method, route, userId, status }))).toEqual([
         { method: 'POST', route: '/admin/v1/users/:id/webhooks', userId: user.id, status: 201 },
-        { method: 'POST', route: '/admin/v1/webhooks/:webhookId/rotate-secret', userId: undefined, status: 200 },
+        { method: 'POST', route: '/admin/v1/webhooks/:webhookId/rotate-secret', userId: user.id, status: 200 },
         { method: 'PATCH', route: '/admin/v1/webhooks/:webhookId', userId: user.id, status: 200 },
         { method: 'DELETE', route: '/admin/v1/webhooks/:webhookId', userId: undefined, status: 204 },
       ]);

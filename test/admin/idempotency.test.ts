@@ -23,6 +23,19 @@ describeEachBackend('admin API: Idempotency-Key', (db) => {
 
   const post = (path: string, key: string, body: unknown) => admin.request('POST', path, { body, headers: { 'idempotency-key': key } });
   const keysOf = async (userId: string) => (await db().store.keys.listForOwner(userId)).map((key) => key.id);
+  /** How many answers are kept under the Idempotency-Keys that start with the tag. */
+  const keptAnswers = async (tag: string) => {
+    const other = await openOtherConnection(db());
+    try {
+      const [row] = await other.rows<{ kept: number }>(
+        "SELECT count(*) AS kept FROM idempotency_keys WHERE completed_at IS NOT NULL AND idempotency_key LIKE ? || '%'",
+        tag,
+      );
+      return Number(row!.kept);
+    } finally {
+      await other.close();
+    }
+  };
   const outcome = (answer: AdminAnswer) => ({
     status: answer.status,
     body: answer.json,
@@ -71,6 +84,55 @@ describeEachBackend('admin API: Idempotency-Key', (db) => {
     const elsewhere = await post(`/admin/v1/users/${anotherUser.id}/keys`, key, { label: 'one' });
     expect(elsewhere.status).toBe(201);
     expect(await keysOf(user.id)).toEqual([first.json.id]);
+  });
+
+  it('an id in another case, or percent-encoded, names the same operation: the same key replays the first answer, and makes nothing more', async () => {
+    const user = await createUser(db().store);
+    const key = randomUUID();
+    const first = await post(`/admin/v1/users/${user.id}/keys`, key, { label: 'Zapier' });
+    const upper = await post(`/admin/v1/users/${user.id.toUpperCase()}/keys`, key, { label: 'Zapier' });
+    expect(outcome(upper)).toEqual({ status: 201, body: first.json, replayed: 'true' });
+    const encoded = `%${user.id.charCodeAt(0).toString(16)}${user.id.slice(1)}`;
+    expect(outcome(await post(`/admin/v1/users/${encoded}/keys`, key, { label: 'Zapier' }))).toEqual(outcome(upper));
+    expect(outcome(await post(`/admin/v1/users/${user.id}/keys`, key, { label: 'other' }))).toEqual({
+      status: 422,
+      body: { error: IDEMPOTENCY_MISMATCH_MESSAGE },
+      replayed: null,
+    });
+    const rotation = randomUUID();
+    const rotated = await post(`/admin/v1/keys/${first.json.id.toUpperCase()}/rotate`, rotation, {});
+    expect(outcome(await post(`/admin/v1/keys/${first.json.id}/rotate`, rotation, {}))).toEqual({
+      status: 201,
+      body: rotated.json,
+      replayed: 'true',
+    });
+    expect(await keysOf(user.id)).toEqual([first.json.id, rotated.json.id]);
+  });
+
+  it('deleting a user deletes the answers kept for them: a retry after it runs anew and finds no user, never the secret', async () => {
+    const tag = randomUUID();
+    const user = (await post('/admin/v1/users', `${tag} signup`, { email: `${tag}@example.com`, plan: 'pro' })).json;
+    const calls: [path: string, body: unknown][] = [
+      [`/admin/v1/users/${user.id}/keys`, { label: 'Zapier' }],
+      [`/admin/v1/users/${user.id}/webhooks`, { url: 'https://hooks.example.com/gone' }],
+    ];
+    const answers = [];
+    for (const [path, body] of calls) answers.push(await post(path, `${tag} ${path}`, body));
+    calls.push([`/admin/v1/keys/${answers[0]!.json.id}/rotate`, {}], [`/admin/v1/webhooks/${answers[1]!.json.id}/rotate-secret`, {}]);
+    for (const [path, body] of calls.slice(2)) answers.push(await post(path, `${tag} ${path}`, body));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 200]);
+    expect(await keptAnswers(tag)).toBe(5);
+
+    expect((await admin.request('DELETE', `/admin/v1/users/${user.id}`)).status).toBe(204);
+    expect(await keptAnswers(tag)).toBe(0);
+    for (const [path, body] of calls) {
+      const retried = await post(path, `${tag} ${path}`, body);
+      expect({ path, status: retried.status, replayed: retried.headers.get('idempotent-replayed') }).toEqual({
+        path,
+        status: 404,
+        replayed: null,
+      });
+    }
   });
 
   it('a 4xx answer is kept and replayed; a 5xx is not: the retry runs', async () => {

@@ -129,6 +129,35 @@ describeEachBackend('admin API: webhooks', (db) => {
       expect(await db().store.webhooks.listByOwner(user.id)).toEqual([]);
     });
 
+    it('400 for an IPv6 literal in any special range, IPv4 embedded in it or not (src/domain/public-address.ts)', async () => {
+      const user = await createUser(db().store);
+      for (const url of [
+        'https://[::127.0.0.1]/hook', // IPv4-compatible
+        'https://[::8.8.8.8]/hook',
+        'https://[::ffff:0:127.0.0.1]/hook', // IPv4-translated
+        'https://[64:ff9b::10.0.0.1]/hook', // NAT64 of a private address
+        'https://[64:ff9b:1::a00:1]/hook', // NAT64 local use
+        'https://[2002:7f00:1::1]/hook', // 6to4
+        'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook', // Teredo
+        'https://[fec0::1]/hook',
+        'https://[fd00::1]/hook',
+        'https://[fe80::1]/hook',
+        'https://[ff02::1]/hook',
+        'https://[100::1]/hook',
+        'https://[2001:db8::1]/hook',
+        'https://[::]/hook',
+        'https://[::1]/hook',
+      ]) {
+        const answer = await makeWebhook(user.id, { url });
+        expect({ url, status: answer.status, error: answer.json.error }).toEqual({
+          url,
+          status: 400,
+          error: `url must not name a loopback, private, link-local, shared or other non-public address; got ${JSON.stringify(new globalThis.URL(url).hostname)}`,
+        });
+      }
+      expect(await db().store.webhooks.listByOwner(user.id)).toEqual([]);
+    });
+
     it('with WEBHOOKS_ALLOW_PRIVATE_URLS, plain http and private addresses are taken (tests, private deployments)', async () => {
       const permissive = await startAdminApp(db().store, { config: { webhooks: { allowPrivateUrls: true } } });
       try {

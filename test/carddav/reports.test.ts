@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_FILTER_TESTS } from '../../src/carddav/query-filter.js';
 import { syncTokenUri } from '../../src/carddav/sync-token.js';
 import type { Store } from '../../src/store/store.js';
 import { buildTestApp } from '../support/app.js';
@@ -145,12 +146,15 @@ describeEachBackend('CardDAV reports', (db) => {
         [`<C:filter>${textMatch('X-SOMETHING', 'x')}</C:filter>`, 'supported-filter'],
         [`<C:filter>${textMatch('FN', 'x', 'match-type="regex"')}</C:filter>`, 'supported-filter'],
         [`<C:filter>${textMatch('FN', 'x', 'collation="i;klingon"')}</C:filter>`, 'supported-collation'],
+        // Each prop-filter and text-match runs on every card: past 64 together, a filter is refused before any is run.
+        [`<C:filter>${textMatch('FN', 'x').repeat(MAX_FILTER_TESTS / 2)}<C:prop-filter name="FN"/></C:filter>`, 'supported-filter'],
       ];
       for (const [filter, condition] of refusals) {
         const response = await report(queryBody(filter));
         expect(response.statusCode).toBe(403);
         expect(response.body).toContain(`<card:${condition}/>`);
       }
+      expect(await matching(`<C:filter>${textMatch('FN', 'lovelace').repeat(MAX_FILTER_TESTS / 2)}</C:filter>`)).toEqual([card(ids.ada)]);
     });
   });
 

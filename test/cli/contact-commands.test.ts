@@ -15,6 +15,7 @@ const created = (count: number, notImported: { what: string; records: number }[]
   merged: 0,
   without_id: withoutId,
   matched_by_email: 0,
+  matched_by_linkedin_url: 0,
   skipped_empty: { count: 0, records: [] },
   duplicate_emails: { count: 0, records: [] },
   not_imported: notImported,
@@ -144,7 +145,7 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
       expect(result.stdout).toBe(
         [
           'Imported 2 contacts: 2 created, 0 updated, 0 unchanged',
-          '2 records without an id became new contacts; --match-email updates the contact with the same email instead',
+          '2 records without an id became new contacts; --match email,linkedin_url updates the contact with the same email or LinkedIn URL instead',
           '1 record with an email another contact already has: card 2 (line 8): a@example.com, as card 1 (line 1)',
           'Not imported, as a contact has no place for them:',
           '  PHOTO: on 2 records',
@@ -192,7 +193,7 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
         expect(result.stdout).toBe(
           [
             'Imported 3 contacts: 3 created, 0 updated, 0 unchanged',
-            '3 records without an id became new contacts; --match-email updates the contact with the same email instead',
+            '3 records without an id became new contacts; --match email,linkedin_url updates the contact with the same email or LinkedIn URL instead',
             'Skipped 1 empty record (no contact field): line 3',
             `2 records with an email another contact already has: line 2: ADA@example.com, as contact ${adaId}; line 5: Grace@Navy.example, as line 4`,
             '',
@@ -205,7 +206,7 @@ describeEachBackend('contacts-api contacts import and merge', (db) => {
         const result = await cli(url(), 'contacts', 'import', '--user', owner.id, file(), '--match-email');
         expect(result.stdout.split('\n').slice(0, 3)).toEqual([
           'Imported 3 contacts: 1 created, 2 updated, 0 unchanged, 2 matched by email',
-          '1 record without an id became new contacts',
+          '1 record without an id became a new contact',
           'Skipped 1 empty record (no contact field): line 3',
         ]);
       });

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/store/dialect.js';
-import { emailKey } from '../../src/store/email-match.js';
+import { emailKey, linkedinUrlKey } from '../../src/domain/import-matching.js';
 import { listableSql } from '../../src/store/listable.js';
 import { dialectOf, parseDatabaseUrl, type DatabaseTarget } from '../../src/store/open-store.js';
 import { POSTGRES_DIALECT } from '../../src/store/postgres/dialect.js';
 import { SQLITE_DIALECT } from '../../src/store/sqlite/dialect.js';
 import { describeEachBackend } from '../support/backends.js';
 import { openOtherConnection, type OtherConnection } from '../support/other-connection.js';
+import { LINKEDIN_URL_KEYS } from '../support/linkedin-urls.js';
 import { contactRecord, createUser } from '../support/seed.js';
 
 const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
@@ -16,7 +17,6 @@ const rejectedStatement = Object.assign(new Error('relation "contact" does not e
 const DIALECTS: {
   dialect: Dialect;
   target: DatabaseTarget;
-  file: string | null;
   printableUrl: string | null;
   isFalse: string;
   emailKey: string;
@@ -26,7 +26,6 @@ const DIALECTS: {
   {
     dialect: SQLITE_DIALECT,
     target: parseDatabaseUrl('file:/srv/contacts.db'),
-    file: '/srv/contacts.db',
     printableUrl: 'file:/srv/contacts.db',
     isFalse: 'c.is_self = 0',
     emailKey: 'lower(email)',
@@ -36,7 +35,6 @@ const DIALECTS: {
   {
     dialect: POSTGRES_DIALECT,
     target: parseDatabaseUrl('postgres://contacts:secret@db.internal/contacts'),
-    file: null,
     printableUrl: null,
     isFalse: 'NOT c.is_self',
     emailKey: 'lower(email COLLATE "C")',
@@ -54,8 +52,7 @@ describe('each dialect', () => {
         expect(target.kind).toBe(dialect.name);
       });
 
-      it('says which file holds the database and how a printed command may repeat DATABASE_URL', () => {
-        expect(dialect.fileOf(target)).toBe(expected.file);
+      it('says how a printed command may repeat DATABASE_URL', () => {
         expect(dialect.printableUrl(target)).toBe(expected.printableUrl);
       });
 
@@ -76,11 +73,6 @@ describe('each dialect', () => {
       });
     });
   }
-
-  it('finds no file in a SQLite database held in memory', () => {
-    const memory = parseDatabaseUrl('file::memory:');
-    expect(dialectOf(memory).fileOf(memory)).toBeNull();
-  });
 });
 
 describeEachBackend('the dialect on its database', (db) => {
@@ -124,5 +116,37 @@ describeEachBackend('the dialect on its database', (db) => {
     );
     expect(counted!.total).toBe(emails.length);
     expect(all!.total).toBe(emails.length + 1);
+  });
+
+  it('keys LinkedIn URLs as linkedinUrlKey does, and finds a key through migration 14’s index', async () => {
+    const { store } = db();
+    const { dialect } = store;
+    const owner = await createUser(store);
+    const urls = LINKEDIN_URL_KEYS.map(([url]) => url);
+    await store.contacts.importContacts(
+      owner.id,
+      urls.map((url, index) => contactRecord({ name: `Person ${index}`, linkedin_url: url })),
+    );
+
+    const keys = await other.rows<{ url: string; key: string }>(
+      `SELECT linkedin_url AS url, ${dialect.linkedinUrlKey('linkedin_url')} AS key FROM contacts WHERE ${listableSql(dialect, '?')}`,
+      owner.id,
+    );
+    expect(new Map(keys.map(({ url, key }) => [url, key]))).toEqual(new Map(urls.map((url) => [url, linkedinUrlKey(url)])));
+
+    const key = dialect.linkedinUrlKey('linkedin_url');
+    const listable = `linkedin_url IS NOT NULL AND merged_into IS NULL AND ${dialect.isFalse('is_self')}`;
+    const plan =
+      dialect.name === 'sqlite'
+        ? await other.rows<{ detail: string }>(
+            `EXPLAIN QUERY PLAN SELECT id FROM contacts INDEXED BY contacts_linkedin_url
+             WHERE owner_id = '${owner.id}' AND ${key} = 'linkedin.com/in/ada-l' AND ${listable}`,
+          )
+        : await other.rows<{ 'QUERY PLAN': string }>(
+            `EXPLAIN SELECT id FROM contacts
+             WHERE (owner_id::text || ${key}) = '${owner.id}' || 'linkedin.com/in/ada-l' AND ${listable}`,
+          );
+    const steps = plan.map((row) => Object.values(row).join(' ')).join('\n');
+    expect(steps).toMatch(dialect.name === 'sqlite' ? /SEARCH .*contacts_linkedin_url/ : /Index Scan (using|on) contacts_linkedin_url/);
   });
 });

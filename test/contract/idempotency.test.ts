@@ -4,6 +4,7 @@ import { IDEMPOTENCY_WINDOW_MS } from '../../src/domain/idempotency.js';
 import { pruneIdempotencyKeysOnce } from '../../src/store/change-pruning.js';
 import type { IdempotencyKey } from '../../src/store/store.js';
 import { describeEachBackend } from '../support/backends.js';
+import { createUser } from '../support/seed.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00.000Z');
 const at = (offsetMs: number) => new Date(NOW + offsetMs).toISOString();
@@ -23,8 +24,8 @@ describeEachBackend('Store contract: Idempotency-Keys', (db) => {
     const { idempotency } = db().store;
     const key = newKey();
     await idempotency.claim(key, 'body-a', at(0));
-    await idempotency.complete(key, 201, '{"id":"k1","key":"cnt_live_…"}', at(10));
-    await idempotency.complete(key, 500, '{"error":"late"}', at(20));
+    await idempotency.complete(key, { status: 201, body: '{"id":"k1","key":"cnt_live_…"}', ownerId: null }, at(10));
+    await idempotency.complete(key, { status: 500, body: '{"error":"late"}', ownerId: null }, at(20));
     expect(await idempotency.claim(key, 'body-a', at(30))).toEqual({
       state: 'replay',
       status: 201,
@@ -46,7 +47,7 @@ describeEachBackend('Store contract: Idempotency-Keys', (db) => {
     await idempotency.claim(key, 'body-a', at(0));
     await idempotency.release(key);
     expect(await idempotency.claim(key, 'body-b', at(1))).toEqual({ state: 'claimed' });
-    await idempotency.complete(key, 200, '{}', at(2));
+    await idempotency.complete(key, { status: 200, body: '{}', ownerId: null }, at(2));
     await idempotency.release(key);
     expect(await idempotency.claim(key, 'body-b', at(3))).toEqual({ state: 'replay', status: 200, body: '{}' });
   });
@@ -55,7 +56,7 @@ describeEachBackend('Store contract: Idempotency-Keys', (db) => {
     const { idempotency } = db().store;
     const key = newKey();
     await idempotency.claim(key, 'body-a', at(0));
-    await idempotency.complete(key, 201, '{"first":true}', at(10));
+    await idempotency.complete(key, { status: 201, body: '{"first":true}', ownerId: null }, at(10));
     expect(await idempotency.claim(key, 'body-b', at(IDEMPOTENCY_WINDOW_MS - 1))).toEqual({ state: 'mismatch' });
     expect(await idempotency.claim(key, 'body-b', at(IDEMPOTENCY_WINDOW_MS + 1))).toEqual({ state: 'claimed' });
     expect(await idempotency.claim(key, 'body-b', at(IDEMPOTENCY_WINDOW_MS + 2))).toEqual({ state: 'in_progress' });
@@ -86,13 +87,31 @@ describeEachBackend('Store contract: Idempotency-Keys', (db) => {
     const { idempotency } = db().store;
     const [stale, fresh, answered] = [newKey(), newKey(), newKey()];
     for (const key of [stale, fresh, answered]) await idempotency.claim(key, 'body-a', at(0));
-    await idempotency.complete(answered, 201, '{}', at(5));
+    await idempotency.complete(answered, { status: 201, body: '{}', ownerId: null }, at(5));
     const staleBefore = at(20_000);
     expect(await idempotency.claim(stale, 'body-b', at(30_000), staleBefore)).toEqual({ state: 'mismatch' });
     expect(await idempotency.claim(stale, 'body-a', at(30_000), staleBefore)).toEqual({ state: 'claimed' });
     expect(await idempotency.claim(stale, 'body-a', at(30_001), staleBefore)).toEqual({ state: 'in_progress' });
     expect(await idempotency.claim(fresh, 'body-a', at(10_000), at(-1))).toEqual({ state: 'in_progress' });
     expect(await idempotency.claim(answered, 'body-a', at(30_000), staleBefore)).toEqual({ state: 'replay', status: 201, body: '{}' });
+  });
+
+  it('an answer kept for a user goes with the user; one for a user deleted meanwhile is not kept: the key is free', async () => {
+    const { store } = db();
+    const [kept, late, ownerless] = [newKey(), newKey(), newKey()];
+    const [owner, gone] = [await createUser(store), await createUser(store)];
+    for (const key of [kept, late, ownerless]) await store.idempotency.claim(key, 'body-a', at(0));
+    await store.idempotency.complete(kept, { status: 201, body: '{"kept":true}', ownerId: owner.id }, at(1));
+    await store.idempotency.complete(ownerless, { status: 404, body: '{}', ownerId: null }, at(1));
+    expect(await store.idempotency.claim(kept, 'body-a', at(2))).toEqual({ state: 'replay', status: 201, body: '{"kept":true}' });
+
+    await store.users.delete(gone.id);
+    await store.idempotency.complete(late, { status: 201, body: '{"late":true}', ownerId: gone.id }, at(3));
+    expect(await store.idempotency.claim(late, 'body-b', at(4))).toEqual({ state: 'claimed' });
+
+    await store.users.delete(owner.id);
+    expect(await store.idempotency.claim(kept, 'body-b', at(5))).toEqual({ state: 'claimed' });
+    expect(await store.idempotency.claim(ownerless, 'body-a', at(5))).toEqual({ state: 'replay', status: 404, body: '{}' });
   });
 
   it('of 20 concurrent takeovers of a stale claim, exactly one runs the request', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { normalizeContactInput } from '../../src/domain/contact-input.js';
 import { InputError, NotFoundError } from '../../src/domain/errors.js';
+import type { RecordOrigin } from '../../src/domain/import-matching.js';
 import type { ImportRecord, Store, User } from '../../src/store/store.js';
 import { describeEachBackend } from '../support/backends.js';
 import { contactRecord, createUser } from '../support/seed.js';
@@ -182,7 +183,7 @@ describeEachBackend('Store contract: the emails an import names', (db) => {
         // A record of the stored contact itself is no duplicate of it.
         contactRecord({ title: 'Countess', email: 'ada@example.com' }, stored, 'line 7'),
       ],
-      'report',
+      { match: [] },
     );
     expect(outcome).toMatchObject({ created: 5, updated: 1, matchedByEmail: 0 });
     expect(outcome.duplicateEmails).toEqual([
@@ -204,7 +205,7 @@ describeEachBackend('Store contract: the emails an import names', (db) => {
         contactRecord({ name: 'Grace Hopper', email: 'Grace@navy.example' }, null, 'line 4'),
         contactRecord({ name: 'Ada by id', email: 'ada@example.com' }, given, 'line 5'),
       ],
-      'match',
+      { match: ['email'] },
     );
     expect(outcome).toMatchObject({ created: 2, updated: 2, matchedByEmail: 2 });
     expect(outcome.duplicateEmails).toEqual([{ label: 'line 5', email: 'ada@example.com', sameAs: `contact ${stored}` }]);
@@ -223,7 +224,7 @@ describeEachBackend('Store contract: the emails an import names', (db) => {
         contactRecord({ email: 'countess@example.com' }, stored, 'line 2'),
         contactRecord({ name: 'New Ada', email: 'ada@example.com' }, null, 'line 3'),
       ],
-      'match',
+      { match: ['email'] },
     );
     expect(outcome).toMatchObject({ created: 1, updated: 1, matchedByEmail: 0, duplicateEmails: [] });
     expect(await names()).toEqual([
@@ -241,10 +242,117 @@ describeEachBackend('Store contract: the emails an import names', (db) => {
       contactRecord({ name: 'Changed', email: 'ada@example.com' }, null, 'line 2'),
       contactRecord({ name: 'X' }, theirs, 'line 3'),
     ];
-    await expect(store.contacts.importContacts(owner.id, records, 'match')).rejects.toThrow(
+    await expect(store.contacts.importContacts(owner.id, records, { match: ['email'] })).rejects.toThrow(
       `line 3: id ${theirs} is not one of this user's importable contacts`,
     );
     expect(await names()).toEqual(before);
+  });
+});
+
+describeEachBackend('Store contract: the LinkedIn URLs an import names, and where its contacts came from', (db) => {
+  const LINKEDIN: RecordOrigin = { source: 'linkedin', matchOn: ['linkedin_url'] };
+  const fromLinkedin = (record: ImportRecord): ImportRecord => ({ ...record, origin: LINKEDIN });
+  let owner: User;
+  let stored: string;
+  let merged: string;
+  beforeEach(async () => {
+    const { store } = db();
+    owner = await createUser(store);
+    [stored, merged] = [randomUUID(), randomUUID()];
+    await store.contacts.importContacts(owner.id, [
+      contactRecord({ name: 'Ada', linkedin_url: 'https://www.linkedin.com/in/Ada-L/', created_at: '2024-01-01T00:00:00.000Z' }, stored),
+      contactRecord({ name: 'Ada (old)', linkedin_url: 'linkedin.com/in/ada-l' }, merged),
+      merging(merged, stored),
+    ]);
+    // Another owner's contact with the same profile is never this owner's concern.
+    await store.contacts.importContacts((await createUser(store)).id, [contactRecord({ linkedin_url: 'http://linkedin.com/in/ada-l' })]);
+  });
+  const contacts = async () =>
+    (await db().store.contacts.listPage(owner.id, { limit: 100, offset: 0 })).contacts.map((c) => [c.name, c.linkedin_url, c.source]);
+
+  it('with linkedin_url, a record without id updates the listable contact with the same URL, scheme, www., case, query and slash ignored', async () => {
+    const outcome = await db().store.contacts.importContacts(
+      owner.id,
+      [
+        contactRecord({ name: 'Ada Lovelace', linkedin_url: 'http://linkedin.com/in/ada-l?trk=x' }, null, 'line 2'),
+        contactRecord({ name: 'Grace', linkedin_url: 'https://www.linkedin.com/in/grace-h' }, null, 'line 3'),
+        // Made by the record before, in the same import.
+        contactRecord({ name: 'Grace Hopper', linkedin_url: 'linkedin.com/in/GRACE-H/' }, null, 'line 4'),
+        contactRecord({ name: 'Alan', linkedin_url: 'https://uk.linkedin.com/in/ada-l' }, null, 'line 5'),
+      ],
+      { match: ['linkedin_url'] },
+    );
+    expect(outcome).toMatchObject({ created: 2, updated: 2, matchedByEmail: 0, matchedByLinkedinUrl: 2 });
+    expect(await contacts()).toEqual([
+      ['Ada Lovelace', 'http://linkedin.com/in/ada-l?trk=x', null],
+      ['Grace Hopper', 'linkedin.com/in/GRACE-H/', null],
+      ['Alan', 'https://uk.linkedin.com/in/ada-l', null],
+    ]);
+  });
+
+  it('a LinkedIn export’s records match on linkedin_url by default; match [] or email alone, or the bulk path, turns that off', async () => {
+    const { store } = db();
+    const record = () => fromLinkedin(contactRecord({ name: 'Ada L', linkedin_url: 'https://linkedin.com/in/ada-l' }, null, 'line 5'));
+    expect(await store.contacts.importContacts(owner.id, [record()], { match: ['email'] })).toMatchObject({
+      created: 1,
+      matchedByLinkedinUrl: 0,
+    });
+    expect(await store.contacts.importContacts(owner.id, [record()], { match: [] })).toMatchObject({ created: 1, matchedByLinkedinUrl: 0 });
+    expect(await store.contacts.importContacts(owner.id, [record()])).toMatchObject({ created: 1, matchedByLinkedinUrl: 0 });
+    // Three contacts hold the URL now; the first in list order is the one updated.
+    expect(await store.contacts.importContacts(owner.id, [record()], {})).toMatchObject({
+      created: 0,
+      updated: 1,
+      matchedByLinkedinUrl: 1,
+    });
+    expect((await store.contacts.get(owner.id, stored))!.contact.name).toBe('Ada L');
+  });
+
+  it('a record matching on both takes the contact with its LinkedIn URL, and reports its email held by another', async () => {
+    const { store } = db();
+    const other = randomUUID();
+    await store.contacts.importContacts(owner.id, [contactRecord({ name: 'Ada by email', email: 'ada@example.com' }, other)]);
+    const outcome = await store.contacts.importContacts(
+      owner.id,
+      [contactRecord({ name: 'Ada', email: 'ADA@example.com', linkedin_url: 'https://www.linkedin.com/in/ada-l' }, null, 'line 2')],
+      { match: ['email', 'linkedin_url'] },
+    );
+    expect(outcome).toMatchObject({ created: 0, updated: 1, matchedByEmail: 0, matchedByLinkedinUrl: 1 });
+    expect(outcome.duplicateEmails).toEqual([{ label: 'line 2', email: 'ADA@example.com', sameAs: `contact ${other}` }]);
+    // Without a URL it holds, the email decides.
+    const byEmail = await store.contacts.importContacts(
+      owner.id,
+      [
+        contactRecord(
+          { title: 'Countess', email: 'ada@EXAMPLE.com', linkedin_url: 'https://linkedin.com/in/someone-else' },
+          null,
+          'line 3',
+        ),
+      ],
+      { match: ['email', 'linkedin_url'] },
+    );
+    expect(byEmail).toMatchObject({ created: 0, updated: 1, matchedByEmail: 1, matchedByLinkedinUrl: 0 });
+  });
+
+  it('a contact an export creates gets its source unless the record names one; an update leaves the source', async () => {
+    const { store } = db();
+    const google: RecordOrigin = { source: 'google', matchOn: [] };
+    const named = randomUUID();
+    await store.contacts.importContacts(
+      owner.id,
+      [
+        { ...contactRecord({ name: 'From Google' }), origin: google },
+        { ...contactRecord({ name: 'Named', source: 'manual' }, named), origin: google },
+        fromLinkedin(contactRecord({ name: 'Ada, matched', linkedin_url: 'https://linkedin.com/in/ada-l' })),
+        { ...contactRecord({ name: 'Named, by id' }, named), origin: google },
+      ],
+      {},
+    );
+    expect(await contacts()).toEqual([
+      ['Ada, matched', 'https://linkedin.com/in/ada-l', null],
+      ['From Google', null, 'google'],
+      ['Named, by id', null, 'manual'],
+    ]);
   });
 });
 

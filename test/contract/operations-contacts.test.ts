@@ -47,6 +47,7 @@ describeEachBackend('Operations: contacts', (db) => {
         merged: 0,
         without_id: 3,
         matched_by_email: 0,
+        matched_by_linkedin_url: 0,
         skipped_empty: { count: 1, records: ['line 3'] },
         duplicate_emails: {
           count: 2,
@@ -62,8 +63,8 @@ describeEachBackend('Operations: contacts', (db) => {
       await deleteContacts(db().store, { user: owner.id, ids: after.contacts.slice(1).map((c) => c.id) });
     });
 
-    it('with matchEmail, a record without id updates the contact with the same email, ASCII case ignored', async () => {
-      expect(await importContacts(db().store, { user: owner.id, file: network(), matchEmail: true })).toMatchObject({
+    it('matching on email, a record without id updates the contact with the same email, ASCII case ignored', async () => {
+      expect(await importContacts(db().store, { user: owner.id, file: network(), match: ['email'] })).toMatchObject({
         created: 1,
         updated: 2,
         unchanged: 0,
@@ -76,7 +77,7 @@ describeEachBackend('Operations: contacts', (db) => {
         [false, 'Grace Hopper', 'Grace@Navy.example', 'Admiral'],
       ]);
       // Again: every record finds its contact (both Grace rows the same one, in turn), and nothing is created.
-      expect(await importContacts(db().store, { user: owner.id, file: network(), matchEmail: true })).toMatchObject({
+      expect(await importContacts(db().store, { user: owner.id, file: network(), match: ['email'] })).toMatchObject({
         created: 0,
         updated: 2,
         unchanged: 1,

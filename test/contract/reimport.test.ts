@@ -111,6 +111,7 @@ describeEachBackend('re-imports record only real changes', (db) => {
       unchanged: before.length,
       merged: 0,
       matchedByEmail: 0,
+      matchedByLinkedinUrl: 0,
       duplicateEmails: [],
       duplicateEmailCount: 0,
     });
@@ -130,6 +131,7 @@ describeEachBackend('re-imports record only real changes', (db) => {
       unchanged: before.length - 1,
       merged: 0,
       matchedByEmail: 0,
+      matchedByLinkedinUrl: 0,
       duplicateEmails: [],
       duplicateEmailCount: 0,
     });
@@ -163,6 +165,7 @@ describeEachBackend('re-imports record only real changes', (db) => {
       unchanged: 1,
       merged: 1,
       matchedByEmail: 0,
+      matchedByLinkedinUrl: 0,
       duplicateEmails: [],
       duplicateEmailCount: 0,
     });
@@ -173,6 +176,7 @@ describeEachBackend('re-imports record only real changes', (db) => {
       unchanged: 1,
       merged: 0,
       matchedByEmail: 0,
+      matchedByLinkedinUrl: 0,
       duplicateEmails: [],
       duplicateEmailCount: 0,
     });

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { ChangePosition } from '../../src/domain/changes.js';
 import { newId } from '../../src/domain/ids.js';
 import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
-import type { NewWebhook, Store, User, WebhookDelivery } from '../../src/store/store.js';
+import type { NewWebhook, Store, User, WebhookDelivery, WebhookLeaseLane } from '../../src/store/store.js';
 import { describeEachBackend } from '../support/backends.js';
 import { openOtherConnection, type OtherConnection } from '../support/other-connection.js';
 import { contactRecord, createUser } from '../support/seed.js';
@@ -40,8 +40,20 @@ describeEachBackend('Store contract: webhooks', (db) => {
     await store.contacts.importContacts(ownerId, [contactRecord({ name: `Contact ${id}` }, id)]);
     return id;
   };
-  const leasedIds = async (holder: string, now = at(0), limit = 100, from = store) =>
-    (await from.webhooks.leaseDue(holder, now, new Date(Date.parse(now) + LEASE_MS).toISOString(), limit)).map((record) => record.id);
+  /** One lane's lease (every owner's share `limit` unless given), as ids in the order leased. */
+  const leaseLane = async (holder: string, now: string, lane: Partial<WebhookLeaseLane> & { limit: number }, from = store) => {
+    const leased = await from.webhooks.leaseDue(holder, now, new Date(Date.parse(now) + LEASE_MS).toISOString(), {
+      retrying: false,
+      perOwner: lane.limit,
+      ...lane,
+    });
+    return leased.map((record) => record.id);
+  };
+  /** Both lanes' leases: endpoints with changes, then those whose retry is due, at most `limit` in all. */
+  const leasedIds = async (holder: string, now = at(0), limit = 100, from = store) => {
+    const current = await leaseLane(holder, now, { limit }, from);
+    return [...current, ...(await leaseLane(holder, now, { retrying: true, limit: limit - current.length }, from))];
+  };
 
   beforeAll(async () => {
     store = db().store;
@@ -172,6 +184,41 @@ describeEachBackend('Store contract: webhooks', (db) => {
     await importOne(user.id);
     expect((await leasedIds('h', at(10), 2)).sort()).toEqual([endpoints[1]!.id, endpoints[2]!.id].sort());
     expect(await leasedIds('h2', at(10), 2)).toEqual([endpoints[0]!.id]);
+  });
+
+  it('goes round the owners, and leases a holder at most `perOwner` endpoints of one owner in a lane', async () => {
+    const [busy, quiet] = [await createUser(store), await createUser(store)];
+    const busyIds: string[] = [];
+    for (const offset of [1, 2, 3, 4, 5]) busyIds.push((await caughtUp(busy.id, { pendingSince: at(offset) })).id);
+    const quietId = (await caughtUp(quiet.id, { pendingSince: at(9) })).id;
+    await importOne(busy.id);
+    await importOne(quiet.id);
+    const lease = (holder: string, limit: number) => leaseLane(holder, at(10), { limit, perOwner: 2 }).then((ids) => ids.sort());
+    // The quiet owner's endpoint waited least, yet comes second: every owner's first endpoint before anyone's second.
+    expect(await lease('h', 2)).toEqual([busyIds[0]!, quietId].sort());
+    // The holder holds one of the busy owner's already: one more is its share.
+    expect(await lease('h', 10)).toEqual([busyIds[1]]);
+    expect(await lease('h', 10)).toEqual([]);
+    expect(await lease('h2', 10)).toEqual([busyIds[2]!, busyIds[3]!].sort());
+    // A lease given back frees its place in the share: the endpoint, still due and the longest waiting, takes it again.
+    await store.webhooks.releaseLease(busyIds[0]!, 'h');
+    expect(await lease('h', 10)).toEqual([busyIds[0]]);
+  });
+
+  it('leases the endpoints whose retry is due in a lane of their own, each lane with its own share of an owner', async () => {
+    const user = await createUser(store);
+    const failing = await caughtUp(user.id, { pendingSince: at(1) });
+    const current = await caughtUp(user.id, { pendingSince: at(2) });
+    await importOne(user.id);
+    expect(await leaseLane('h', at(10), { limit: 1 })).toEqual([failing.id]);
+    expect(await store.webhooks.scheduleRetry(failing.id, 'h', 1, at(5_000), at(10))).toBe(true);
+    await store.webhooks.releaseLease(failing.id, 'h');
+    expect(await leaseLane('h', at(5_000), { retrying: true, limit: 10, perOwner: 1 })).toEqual([failing.id]);
+    // The owner's retrying endpoint is not counted in the other lane's share, nor leased there.
+    expect(await leaseLane('h', at(5_000), { limit: 10, perOwner: 1 })).toEqual([current.id]);
+    await store.webhooks.releaseLease(failing.id, 'h');
+    expect(await leaseLane('h2', at(5_000), { limit: 10 })).toEqual([]);
+    expect(await leaseLane('h2', at(5_000), { retrying: true, limit: 10 })).toEqual([failing.id]);
   });
 
   it('never leases one endpoint to two holders, even when they ask at once from two stores', async () => {

@@ -43,6 +43,7 @@ const PARSED_DEFAULTS: Record<string, (config: Config) => unknown> = {
   WORKERS: (config) => config.workers,
   WORKER_HEAP_MB: (config) => config.workerHeapMb,
   REQUEST_TIMEOUT_MS: (config) => config.requestTimeoutMs,
+  BODY_READ_TIMEOUT_MS: (config) => config.bodyReadTimeoutMs,
   KEY_CACHE_TTL_MS: (config) => config.keyCacheTtlMs,
   LISTING_CACHE_TTL_MS: (config) => config.listingCacheTtlMs,
   CHANGES_RETENTION_DAYS: (config) => config.changesRetentionDays,

@@ -200,7 +200,7 @@ describeEachBackend('MCP authentication', (db) => {
       expect(result).toEqual({
         code: 1,
         stdout: '',
-        stderr: `error: No database at ${missing}: set DATABASE_URL to the file:/absolute/path of the API's database\n`,
+        stderr: `error: No database at ${missing}: create it with \`contacts-read-api migrate\` (or \`demo\`), or set DATABASE_URL\n`,
       });
       expect(existsSync(dirname(missing))).toBe(false);
     });

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import { delimiter, dirname } from 'node:path';
+import { delimiter, dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachBackend } from '../support/backends.js';
@@ -10,14 +11,23 @@ import { obtainAccessToken } from '../support/oauth-client.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
-/** Both checkers need Node 22; the pinned one comes from the registry, as every other dependency does. */
-const NODE_22 = 'node@22.23.3';
+/**
+ * Both checkers need Node 22; the pinned one comes from the registry, as every other dependency does. The Node and the
+ * Inspector are those of the command docs/mcp.md gives readers, so the versions tested are the versions documented.
+ */
+const [NODE_22, INSPECTOR] = pinnedInspectorCommand(readFileSync(resolve(import.meta.dirname, '../../docs/mcp.md'), 'utf8'));
 const CONFORMANCE = '@modelcontextprotocol/conformance@0.1.16';
-const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
 /** The conformance suite's server scenarios that apply to a server with tools only (no prompts, resources, logging, sampling). */
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
 
 const run = promisify(execFile);
+
+/** The `node@…` and `@modelcontextprotocol/inspector@…` that the documented `npx -y -p … -p … mcp-inspector` pins. */
+function pinnedInspectorCommand(doc: string): [string, string] {
+  const pins = /npx -y -p (node@\d+\.\d+\.\d+) -p (@modelcontextprotocol\/inspector@\d+\.\d+\.\d+) mcp-inspector --cli/.exec(doc);
+  if (pins === null) throw new Error('docs/mcp.md gives no MCP Inspector command with its Node and its version pinned');
+  return [pins[1]!, pins[2]!];
+}
 
 type Outcome = { code: number; stdout: string; stderr: string };
 

@@ -79,7 +79,8 @@ export async function createTestDatabase(
   };
 }
 
-async function withAdmin<T>(url: string, action: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Runs `action` on a connection of its own to `url` (the server's admin database), closed afterwards. */
+export async function withAdmin<T>(url: string, action: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -43,7 +43,8 @@ export async function openOtherConnection(database: TestDatabase): Promise<Other
   await client.connect();
   const numbered = (sql: string) => {
     let parameter = 0;
-    return sql.replace(/\?/g, () => `$${(parameter += 1)}`);
+    // A `?` inside a quoted literal is text, not a placeholder.
+    return sql.replace(/'[^']*'|\?/g, (token) => (token === '?' ? `$${(parameter += 1)}` : token));
   };
   return {
     run: async (sql, ...params) => {

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { docRecipe } from './doc-recipes.js';
 
 /** Debian's package (`apt-get install vdirsyncer`). */
 export const VDIRSYNCER = process.env.VDIRSYNCER_PATH ?? '/usr/bin/vdirsyncer';
@@ -20,51 +21,30 @@ export function vdirsyncerDirectory(): Promise<string> {
 /** A vdirsyncer set-up in its own directory: one pair from the server's address books to `.vcf` files. */
 export interface VdirsyncerSetup {
   config: string;
-  /** Where the cards of collection `name` are written: `<dir>/cards/<name>/`. */
+  /** The folder vdirsyncer writes collection `name`'s cards to. */
   cardsOf(name: string): string;
   run(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
 /**
- * Writes the config an end user would: type carddav with the server's base URL only (discovery finds the book), any
- * user name and the API key as the password, read-only; a filesystem storage with fileext .vcf; every collection of
- * the server.
+ * vdirsyncer set up as docs/carddav.md tells a reader to: its config recipe as written, with the server's base URL, a
+ * user name and the API key in place of the doc's. `dir` is vdirsyncer's HOME, so the recipe's `~` paths are in it.
  */
 export async function setUpVdirsyncer(dir: string, baseUrl: string, username: string, password: string): Promise<VdirsyncerSetup> {
-  const cards = join(dir, 'cards');
-  await mkdir(cards, { recursive: true });
+  const config = docRecipe('docs/carddav.md', 'vdirsyncer', {
+    'https://contacts.example.com/': `${baseUrl}/`,
+    'you@example.com': username,
+    'cnt_live_…': password,
+  });
+  // The recipe's filesystem path, `~/.local/share/contacts/`, holds a folder per collection.
+  return { ...(await vdirsyncerWithConfig(dir, config)), cardsOf: (name) => join(dir, '.local/share/contacts', name) };
+}
+
+/** vdirsyncer with this config text, written to `dir`, which is also its HOME: a `~` in the config is `dir`. */
+export async function vdirsyncerWithConfig(dir: string, text: string): Promise<Omit<VdirsyncerSetup, 'cardsOf'>> {
   const config = join(dir, 'config');
-  const quoted = (value: string) => JSON.stringify(value);
-  await writeFile(
-    config,
-    [
-      '[general]',
-      `status_path = ${quoted(join(dir, 'status'))}`,
-      '',
-      '[pair phone]',
-      'a = "server"',
-      'b = "local"',
-      'collections = ["from a"]',
-      '',
-      '[storage server]',
-      'type = "carddav"',
-      `url = ${quoted(`${baseUrl}/`)}`,
-      `username = ${quoted(username)}`,
-      `password = ${quoted(password)}`,
-      'read_only = true',
-      '',
-      '[storage local]',
-      'type = "filesystem"',
-      `path = ${quoted(`${cards}/`)}`,
-      'fileext = ".vcf"',
-      '',
-    ].join('\n'),
-  );
-  return {
-    config,
-    cardsOf: (name) => join(cards, name),
-    run: (...args) => runVdirsyncer(dir, config, args),
-  };
+  await writeFile(config, text);
+  return { config, run: (...args) => runVdirsyncer(dir, config, args) };
 }
 
 function runVdirsyncer(home: string, config: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -17,6 +17,8 @@ export interface ReceivedDelivery {
   verifiedWith: number[];
   /** What the receiver answered. */
   status: number;
+  /** When it arrived (Date.now(), once its body was read). */
+  receivedAt: number;
 }
 
 interface Endpoint {
@@ -28,6 +30,9 @@ interface Endpoint {
   unverified: number;
   /** How long each answer waits: a slow receiver, whose stream of events lasts. */
   delayMs: number;
+  /** Requests being answered now, and the most there were at once. */
+  inFlight: number;
+  mostInFlight: number;
 }
 
 /**
@@ -56,7 +61,7 @@ export class WebhookReceiver {
   endpoint(secrets: string[], statuses: number[] = [200], delayMs = 0): { url: string; path: string } {
     this.paths += 1;
     const path = `/hooks/${this.paths}`;
-    this.endpoints.set(path, { secrets, statuses: [...statuses], deliveries: [], unverified: 0, delayMs });
+    this.endpoints.set(path, { secrets, statuses: [...statuses], deliveries: [], unverified: 0, delayMs, inFlight: 0, mostInFlight: 0 });
     return { url: `${this.origin}${path}`, path };
   }
 
@@ -82,6 +87,11 @@ export class WebhookReceiver {
     return this.of(path).unverified;
   }
 
+  /** The most requests to the path the receiver was answering at once. */
+  mostInFlight(path: string): number {
+    return this.of(path).mostInFlight;
+  }
+
   close(): Promise<void> {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
@@ -94,10 +104,21 @@ export class WebhookReceiver {
   }
 
   private async take(request: IncomingMessage): Promise<number> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
     const endpoint = this.endpoints.get(request.url ?? '');
     if (!endpoint || request.method !== 'POST') return 404;
+    endpoint.inFlight += 1;
+    endpoint.mostInFlight = Math.max(endpoint.mostInFlight, endpoint.inFlight);
+    try {
+      return await this.answer(endpoint, request);
+    } finally {
+      endpoint.inFlight -= 1;
+    }
+  }
+
+  private async answer(endpoint: Endpoint, request: IncomingMessage): Promise<number> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const receivedAt = Date.now();
     const body = Buffer.concat(chunks).toString('utf8');
     const headers = request.headers as Record<string, string>;
     const verifiedWith: number[] = [];
@@ -124,6 +145,7 @@ export class WebhookReceiver {
       event: event as ReceivedDelivery['event'],
       verifiedWith,
       status,
+      receivedAt,
     });
     return status;
   }

@@ -115,6 +115,13 @@ describe('loadConfig WRITE_STALL_TIMEOUT_MS and WRITE_BACKLOG_MAX_KB', () => {
   });
 });
 
+describe('loadConfig BODY_READ_TIMEOUT_MS', () => {
+  it('reads how long a request body may stall, 100 ms to an hour', () => {
+    expect(loadConfig({ BODY_READ_TIMEOUT_MS: '1500' }).bodyReadTimeoutMs).toBe(1500);
+    expect(configError({ BODY_READ_TIMEOUT_MS: '99' })).toBe('BODY_READ_TIMEOUT_MS must be an integer from 100 to 3600000; got "99"');
+  });
+});
+
 describe('loadConfig MAX_INFLIGHT_REQUESTS', () => {
   it('reads how many requests one process may have in progress', () => {
     expect(loadConfig({ MAX_INFLIGHT_REQUESTS: '64' }).maxInflightRequests).toBe(64);

@@ -30,6 +30,7 @@ describe('loadConfig defaults', () => {
       },
       metrics: { port: null, host: '127.0.0.1', token: null },
       requestTimeoutMs: 10_000,
+      bodyReadTimeoutMs: 30_000,
       mcpInflightMb: 8,
       maxInflightRequests: 256,
       writeStallTimeoutMs: 10_000,

@@ -5,7 +5,14 @@ import { readAll, readWholeFile } from '../support/read-records.js';
 
 /** Files written from each product's documented export header (test/fixtures/import). */
 const fixture = (name: string) => readWholeFile(`test/fixtures/import/${name}`);
-const newContact = (label: string, values: Record<string, unknown>) => ({ label, contact: { id: null, values } });
+/** A record of another product's export: the contacts it creates get the product as their source. */
+const fromExport =
+  (source: string, matchOn: string[] = []) =>
+  (label: string, values: Record<string, unknown>) => ({ label, contact: { id: null, values }, origin: { source, matchOn } });
+// A LinkedIn connection is matched on its profile URL unless the import says otherwise: most hide their email.
+const linkedinRecord = fromExport('linkedin', ['linkedin_url']);
+const googleRecord = fromExport('google');
+const outlookRecord = fromExport('outlook');
 
 const ADA = {
   name: 'Ada Lovelace',
@@ -21,14 +28,14 @@ describe('CSV exports of other products, read by their own headers', () => {
   it("reads LinkedIn's Connections.csv, with its notes before the header", async () => {
     expect(await fixture('linkedin-connections.csv')).toEqual({
       records: [
-        newContact('line 5', {
+        linkedinRecord('line 5', {
           name: 'Ada Lovelace',
           email: 'ada@example.com',
           company: 'Analytical Engines',
           title: 'Programmer',
           linkedin_url: 'https://www.linkedin.com/in/ada-lovelace',
         }),
-        newContact('line 6', {
+        linkedinRecord('line 6', {
           name: 'Grace Hopper',
           company: 'US Navy, Reserve',
           title: 'Rear Admiral',
@@ -43,14 +50,14 @@ describe('CSV exports of other products, read by their own headers', () => {
   it("reads Google Contacts' CSV: first of several values, labels as tags, a row of no field skipped", async () => {
     expect(await fixture('google-contacts.csv')).toEqual({
       records: [
-        newContact('line 2', {
+        googleRecord('line 2', {
           ...ADA,
           description: 'First programmer.\nWrote the "Notes".',
           birthday: '1815-12-10',
           tags: ['Friends', '* starred'],
         }),
-        newContact('line 6', { name: 'Rear Admiral Grace Brewster Hopper', phone: '+1 202-555-0143' }),
-        newContact('line 8', { name: 'Babbage', email: 'charles@engines.example', tags: ['Engines'] }),
+        googleRecord('line 6', { name: 'Rear Admiral Grace Brewster Hopper', phone: '+1 202-555-0143' }),
+        googleRecord('line 8', { name: 'Babbage', email: 'charles@engines.example', tags: ['Engines'] }),
       ],
       skippedEmpty: ['line 7'],
       notImported: [
@@ -68,8 +75,8 @@ describe('CSV exports of other products, read by their own headers', () => {
   it("reads Google Contacts' older CSV (Given Name, Family Name, Organization 1 - Name)", async () => {
     expect(await fixture('google-contacts-legacy.csv')).toEqual({
       records: [
-        newContact('line 2', { ...ADA, description: 'First programmer.', birthday: '1815-12-10', tags: ['Friends'] }),
-        newContact('line 3', { name: 'Grace Hopper', email: 'grace@navy.example' }),
+        googleRecord('line 2', { ...ADA, description: 'First programmer.', birthday: '1815-12-10', tags: ['Friends'] }),
+        googleRecord('line 3', { name: 'Grace Hopper', email: 'grace@navy.example' }),
       ],
       skippedEmpty: [],
       notImported: [{ what: 'Occupation', records: 1 }],
@@ -78,8 +85,8 @@ describe('CSV exports of other products, read by their own headers', () => {
 
   const OUTLOOK = {
     records: [
-      newContact('line 2', { ...ADA, description: 'First programmer.', birthday: '12/10/1815', tags: ['Friends', 'Engines'] }),
-      newContact('line 3', { name: 'Dr. Grace Hopper', email: 'grace@navy.example', title: 'Rear Admiral', location: 'Arlington, VA' }),
+      outlookRecord('line 2', { ...ADA, description: 'First programmer.', birthday: '12/10/1815', tags: ['Friends', 'Engines'] }),
+      outlookRecord('line 3', { name: 'Dr. Grace Hopper', email: 'grace@navy.example', title: 'Rear Admiral', location: 'Arlington, VA' }),
     ],
     // Outlook's defaults (0/0/00, Normal, False, Unspecified) are no data: the third row is empty.
     skippedEmpty: ['line 4'],

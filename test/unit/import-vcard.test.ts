@@ -3,6 +3,9 @@ import { readVcardRecords } from '../../src/import/formats/vcard.js';
 import { useTempFiles } from '../support/temp-files.js';
 import { readAll, readWholeFile } from '../support/read-records.js';
 
+/** Every card's origin: a contact it creates gets `source: "vcard"`; a card matches on its UID alone. */
+const VCARD = { source: 'vcard', matchOn: [] };
+
 const writeTemp = useTempFiles();
 
 /** As contacts.google.com exports: CRLF, 75-octet folding, item groups, `\,` and `\:` escapes. */
@@ -136,6 +139,7 @@ describe('vCard records', () => {
     expect((await readWholeFile(path)).records).toEqual([
       {
         label: 'card 1 (line 1)',
+        origin: VCARD,
         contact: {
           id: null,
           values: {
@@ -154,9 +158,10 @@ describe('vCard records', () => {
           },
         },
       },
-      { label: 'card 2 (line 18)', contact: { id: null, values: { name: 'Grace Hopper' } } },
+      { label: 'card 2 (line 18)', origin: VCARD, contact: { id: null, values: { name: 'Grace Hopper' } } },
       {
         label: 'card 3 (line 22)',
+        origin: VCARD,
         contact: {
           id: null,
           values: {
@@ -177,6 +182,7 @@ describe('vCard records', () => {
     expect((await readWholeFile(path)).records).toEqual([
       {
         label: 'card 1 (line 1)',
+        origin: VCARD,
         contact: {
           id: null,
           values: {
@@ -194,6 +200,7 @@ describe('vCard records', () => {
       },
       {
         label: 'card 2 (line 25)',
+        origin: VCARD,
         contact: {
           id: '6b29fc40-ca47-1067-b31d-00dd010662da',
           values: {
@@ -203,7 +210,7 @@ describe('vCard records', () => {
           },
         },
       },
-      { label: 'card 3 (line 36)', contact: { id: null, values: { name: 'Marie Curie', birthday: '--11-07' } } },
+      { label: 'card 3 (line 36)', origin: VCARD, contact: { id: null, values: { name: 'Marie Curie', birthday: '--11-07' } } },
     ]);
   });
 
@@ -211,6 +218,7 @@ describe('vCard records', () => {
     expect(await readAll(readVcardRecords, VCARD_21)).toEqual([
       {
         label: 'card 1 (line 1)',
+        origin: VCARD,
         fields: {
           name: 'Jürgen Müller',
           email: 'juergen@example.de',
@@ -233,6 +241,7 @@ describe('vCard records', () => {
     expect(await readAll(readVcardRecords, VCARD_40)).toEqual([
       {
         label: 'card 1 (line 1)',
+        origin: VCARD,
         fields: {
           id: '0190F5D2-7C3E-7A10-8B2C-3D4E5F607182',
           name: 'Katherine Johnson',
@@ -244,7 +253,7 @@ describe('vCard records', () => {
         },
         notImported: ['EMAIL (a contact keeps one)', 'URL or X-SOCIALPROFILE other than LinkedIn'],
       },
-      { label: 'card 2 (line 14)', fields: { name: 'Dorothy Vaughan', email: 'dorothy@nasa.example' } },
+      { label: 'card 2 (line 14)', origin: VCARD, fields: { name: 'Dorothy Vaughan', email: 'dorothy@nasa.example' } },
     ]);
   });
 
@@ -278,7 +287,7 @@ describe('vCard records', () => {
     expect(await updatedAt('20240501T093000-0130')).toBe('2024-05-01T11:00:00.000Z');
     expect(await updatedAt('20240501')).toBe('2024-05-01T00:00:00.000Z');
     expect(await readAll(readVcardRecords, card('last Tuesday'))).toEqual([
-      { label: 'card 1 (line 1)', fields: { name: 'Someone' }, notImported: ['REV (not a date and time)'] },
+      { label: 'card 1 (line 1)', origin: VCARD, fields: { name: 'Someone' }, notImported: ['REV (not a date and time)'] },
     ]);
     expect((await readAll(readVcardRecords, card('20241301T000000Z')))[0]!.notImported).toEqual(['REV (not a date and time)']);
   });
@@ -293,7 +302,7 @@ describe('vCard records', () => {
     const card = 'BEGIN:VCARD\nVERSION:4.0\nFN:Someone\nBDAY:circa 1800\nEND:VCARD\n';
 
     expect(await readAll(readVcardRecords, card)).toEqual([
-      { label: 'card 1 (line 1)', fields: { name: 'Someone', birthday: 'circa 1800' } },
+      { label: 'card 1 (line 1)', origin: VCARD, fields: { name: 'Someone', birthday: 'circa 1800' } },
     ]);
   });
 

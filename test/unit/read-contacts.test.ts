@@ -10,7 +10,7 @@ describe('readContactsFile', () => {
     const path = await writeTemp('CONTACTS.VCF', 'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ada Lovelace\r\nEND:VCARD\r\n');
 
     expect((await readWholeFile(path)).records).toEqual([
-      { label: 'card 1 (line 1)', contact: { id: null, values: { name: 'Ada Lovelace' } } },
+      { label: 'card 1 (line 1)', contact: { id: null, values: { name: 'Ada Lovelace' } }, origin: { source: 'vcard', matchOn: [] } },
     ]);
   });
 

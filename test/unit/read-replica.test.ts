@@ -18,7 +18,16 @@ function fakeStore(name: string) {
     if (state.failure !== null) throw state.failure;
     return value;
   };
-  const IMPORTED = { created: 1, updated: 0, unchanged: 0, merged: 0, matchedByEmail: 0, duplicateEmails: [], duplicateEmailCount: 0 };
+  const IMPORTED = {
+    created: 1,
+    updated: 0,
+    unchanged: 0,
+    merged: 0,
+    matchedByEmail: 0,
+    matchedByLinkedinUrl: 0,
+    duplicateEmails: [],
+    duplicateEmailCount: 0,
+  };
   const contacts: ContactStore = {
     listPage: () => answer('listPage', { contacts: [], total: name === 'replica' ? 1 : 2 }),
     listPageJson: () => answer('listPageJson', { json: Buffer.from('{}'), returned: 0, total: name === 'replica' ? 1 : 2, version: 1 }),

@@ -45,9 +45,9 @@ describeEachBackend('webhook delivery', (db) => {
   });
 
   /** A user with an endpoint on a path of its own of the receiver, which verifies with the endpoint's secret. */
-  async function endpointOf(statuses?: number[], events?: WebhookEventType[]) {
+  async function endpointOf(statuses?: number[], events?: WebhookEventType[], delayMs?: number) {
     const user = await createUser(store);
-    const { url, path } = receiver.endpoint([], statuses);
+    const { url, path } = receiver.endpoint([], statuses, delayMs);
     const { record, secret } = await createTestWebhook(store, user.id, url, events);
     receiver.addSecret(path, secret);
     return { user, record, path, secret };
@@ -108,6 +108,19 @@ describeEachBackend('webhook delivery', (db) => {
     expect(attempts[1]).toMatchObject({ eventId: deliveries[0]!.id, type: 'contact.upserted', error: 'HTTP 500: answered 500' });
     const after = await getWebhook(store, record.id);
     expect(after).toMatchObject({ status: 'enabled', failedAttempts: 0, nextAttemptAt: null });
+  });
+
+  it('sends at most 4 attempts at once to one endpoint, and after a failure one probe before the rest', async () => {
+    const { user, path, record } = await endpointOf([500, 200], undefined, 50);
+    await importNumbered(user, 40, 'Concurrent');
+    await vi.waitFor(() => expect(receiver.acknowledgedIds(path).size).toBe(40), UNTIL_DELIVERED);
+    expect(receiver.mostInFlight(path)).toBeGreaterThan(1);
+    expect(receiver.mostInFlight(path)).toBeLessThanOrEqual(4);
+    // The retry is one attempt; once it is acknowledged, the rest go as first attempts again.
+    await vi.waitFor(async () => expect(await listWebhookDeliveries(store, record.id, 100)).toHaveLength(receiver.deliveries(path).length));
+    const attempts = await listWebhookDeliveries(store, record.id, 100);
+    expect(attempts.filter((attempt) => attempt.attempt === 2)).toHaveLength(1);
+    expect(attempts.filter((attempt) => attempt.attempt > 2)).toEqual([]);
   });
 
   it('disables the endpoint at once on 410 Gone, and once the last retry of the schedule fails', async () => {

@@ -7,8 +7,8 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 import { createTestWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
 
 const EVENTS = 5000;
-/** A receiver this slow makes the stream last seconds, so the kill lands in its middle. */
-const RECEIVER_DELAY_MS = 20;
+/** A receiver this slow (4 attempts in flight to it) makes the stream last seconds, so the kill lands in its middle. */
+const RECEIVER_DELAY_MS = 5;
 /**
  * The killed processes' leases run out (15 s) before another process takes their endpoints: what arrives is checked,
  * not when.

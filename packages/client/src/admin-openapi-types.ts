@@ -44,7 +44,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a user and everything that is theirs
-         * @description Deletes the user, their keys, their OAuth grants and their contacts, at once. Their keys get 401 on every worker within a second.
+         * @description Deletes the user, their keys, their OAuth grants, their contacts, their webhook endpoints and the answers kept for their `Idempotency-Key`s, at once. Their keys get 401 on every worker within a second; a retry of a request about them runs anew (404).
          */
         delete: operations["deleteUser"];
         options?: never;
@@ -137,8 +137,10 @@ export interface paths {
          * Import contacts
          * @description Imports the body’s contacts for the user, as the CLI’s `contacts import` does a file: all or nothing, in one
          *     transaction. A record with an `id` of the user’s creates or updates that contact; without one it becomes a new
-         *     contact (or, with `match_email=true`, updates the contact with the same email). The body is set aside on disk as it
-         *     arrives, up to ADMIN_BODY_LIMIT_MB (67108864 bytes here), then imported 1000 records at a time,
+         *     contact, or updates the contact with the same value of a field `match` names (by default a LinkedIn export’s
+         *     `linkedin_url`). A contact it creates from another product’s export gets its `source` (`linkedin`, `google`,
+         *     `outlook`, `vcard`). The body is set aside on disk as it arrives,
+         *     up to ADMIN_BODY_LIMIT_MB (67108864 bytes here), then imported 1000 records at a time,
          *     at most ADMIN_IMPORT_MAX_RECORDS (500000 here), and refused naming the first record that is not a contact.
          *     Reading and importing it may take 256 s (4 s per MiB of the limit, at least a minute), not REQUEST_TIMEOUT_MS.
          *     With an `Idempotency-Key`, the fingerprint covers the whole body.
@@ -424,7 +426,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -487,7 +489,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -598,7 +600,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -781,7 +783,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -909,7 +911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1077,7 +1079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1261,7 +1263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1324,7 +1326,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -1447,7 +1449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1543,7 +1545,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -1661,7 +1663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1822,7 +1824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1884,11 +1886,16 @@ export interface operations {
     importContacts: {
         parameters: {
             query?: {
-                /** @description With `true`, a record without an id updates the user’s contact with the same email (ASCII case ignored), if any, instead of becoming a new contact (the CLI’s `--match-email`). */
+                /**
+                 * @description The fields on which a record without an id updates the user’s contact with the same value, if any, instead of becoming a new contact: email, linkedin_url, email,linkedin_url or none (the CLI’s `--match`). Emails compare ignoring ASCII case; LinkedIn URLs ignoring the scheme, `www.`, ASCII case, the query, the fragment and trailing slashes (`https://www.linkedin.com/in/Ada-L/?trk=x` is `http://linkedin.com/in/ada-l`). A record matching on both takes the LinkedIn URL’s contact. Without it, a LinkedIn Connections.csv matches on `linkedin_url` and any other body on nothing.
+                 * @example email,linkedin_url
+                 */
+                match?: string;
+                /** @description `true` is `match=email` (the CLI’s `--match-email`); `false`, as leaving it out. Not with `match`. */
                 match_email?: "true" | "false";
             };
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -1919,11 +1926,20 @@ export interface operations {
                  *     {"name": "Grace Hopper"}
                  */
                 "application/x-ndjson": unknown;
+                "application/ndjson": unknown;
+                "application/jsonl": unknown;
+                "application/x-jsonl": unknown;
+                "application/jsonlines": unknown;
+                "application/x-jsonlines": unknown;
                 /**
                  * @example name,email,tags
                  *     Ada Lovelace,ada@example.com,math;history
                  */
                 "text/csv": unknown;
+                "application/csv": unknown;
+                "text/comma-separated-values": unknown;
+                "text/x-csv": unknown;
+                "application/x-csv": unknown;
                 /**
                  * @example BEGIN:VCARD
                  *     VERSION:3.0
@@ -1932,6 +1948,8 @@ export interface operations {
                  *     END:VCARD
                  */
                 "text/vcard": unknown;
+                "text/x-vcard": unknown;
+                "text/directory": unknown;
             };
         };
         responses: {
@@ -1956,10 +1974,12 @@ export interface operations {
                         unchanged: number;
                         /** @description Records whose `merged_into` merged them into another contact. */
                         merged: number;
-                        /** @description Records without an id: each became a new contact, unless `match_email` matched it. */
+                        /** @description Records without an id: each became a new contact, unless `match` matched it. */
                         without_id: number;
-                        /** @description Records without an id that updated the contact with the same email (`match_email=true`). */
+                        /** @description Records without an id that updated the contact with the same email (`match=email`). */
                         matched_by_email: number;
+                        /** @description Records without an id that updated the contact with the same LinkedIn URL (`match=linkedin_url`, the default for a LinkedIn export). */
+                        matched_by_linkedin_url: number;
                         skipped_empty: {
                             /** @description Records that name no contact (an empty row, `{}`): skipped. */
                             count: number;
@@ -2046,7 +2066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -2142,7 +2162,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -2240,7 +2260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -2406,7 +2426,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -2586,7 +2606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -2649,7 +2669,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -2798,7 +2818,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3008,7 +3028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3136,7 +3156,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3338,7 +3358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3401,7 +3421,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3484,7 +3504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3680,7 +3700,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -3743,7 +3763,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
+                /** @description Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3873,7 +3893,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */

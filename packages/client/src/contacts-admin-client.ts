@@ -56,9 +56,18 @@ export interface PostOptions extends CallOptions {
 
 /** Options of `importContacts`. */
 export interface ImportOptions extends PostOptions {
-  /** The body's format: `application/json` (an array), `application/x-ndjson`, `text/csv` or `text/vcard`. */
+  /**
+   * The body's format: `application/json` (an array), `application/x-ndjson`, `text/csv` or `text/vcard`, or another name
+   * of one of them (`text/x-vcard`, `application/ndjson`…).
+   */
   contentType: ImportContentType;
-  /** A record without an id updates the contact with the same email (ASCII case ignored), if any (the CLI's --match-email). */
+  /**
+   * The fields on which a record without an id updates the contact with the same value, if any (the CLI's --match):
+   * emails ignoring ASCII case, LinkedIn URLs ignoring the scheme, `www.`, case, query and trailing slash. `[]` matches
+   * nothing; absent, the server's default: `linkedin_url` for a LinkedIn Connections.csv, nothing for other bodies.
+   */
+  match?: readonly ('email' | 'linkedin_url')[];
+  /** `true`: the same as `match: ['email']` (the CLI's --match-email). */
   matchEmail?: boolean;
 }
 
@@ -180,7 +189,7 @@ export class ContactsAdminClient {
     return this.#send({
       method: 'POST',
       path: `users/${segment(userId)}/contacts/import`,
-      query: options.matchEmail === undefined ? undefined : { match_email: String(options.matchEmail) },
+      query: importQuery(options),
       body: { bytes: body, contentType: options.contentType },
       accept: isImportSummary,
       what: 'an import summary',
@@ -288,6 +297,12 @@ const isCreatedKey = (value: unknown): value is CreatedKey => hasStrings(value, 
 const isRotatedKey = (value: unknown): value is RotatedKey => isCreatedKey(value) && hasStrings(value, 'replaces');
 const isKeyList = (value: unknown): value is { data: ListedKey[] } =>
   isObject(value) && Array.isArray(value.data) && value.data.every((key) => hasStrings(key, 'id', 'status'));
+/** The import's query: `match` as the server takes it (comma-separated, or `none`), or the older `match_email`. */
+function importQuery({ match, matchEmail }: ImportOptions): Record<string, string> | undefined {
+  if (match !== undefined) return { match: match.length === 0 ? 'none' : match.join(',') };
+  return matchEmail === undefined ? undefined : { match_email: String(matchEmail) };
+}
+
 const isImportSummary = (value: unknown): value is ImportSummary =>
   isObject(value) && ['imported', 'created', 'updated', 'unchanged'].every((name) => Number.isInteger(value[name]));
 const isMerged = (value: unknown): value is MergedContact => hasStrings(value, 'merged', 'into');

@@ -339,7 +339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -545,7 +545,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -847,7 +847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
@@ -1074,7 +1074,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request was not received within the request timeout: `Request timed out`. The connection is closed. */
+            /** @description The request was not received in time: its line and headers within the request timeout (`Request timed out`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (`Request body timed out: it stalled, or arrived too slowly`). The connection is closed. */
             408: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */

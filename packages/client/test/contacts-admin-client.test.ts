@@ -87,6 +87,15 @@ describe('ContactsAdminClient requests', () => {
     expect(requests[0]!.headers.get('content-type')).toBe('text/csv');
     expect(await requests[0]!.text()).toBe('name\nAda\n');
   });
+
+  it('sends match comma-separated, and an empty list as none', async () => {
+    const summary = { imported: 1, created: 1, updated: 0, unchanged: 0 };
+    const { fetch, requests } = scriptedFetch(json(200, summary), json(200, summary));
+    const client = clientWith(fetch);
+    await client.importContacts(USER.id, 'name\nAda\n', { contentType: 'text/csv', match: ['email', 'linkedin_url'] });
+    await client.importContacts(USER.id, 'name\nAda\n', { contentType: 'text/csv', match: [] });
+    expect(requests.map((request) => new URL(request.url).search)).toEqual(['?match=email%2Clinkedin_url', '?match=none']);
+  });
 });
 
 describe("ContactsAdminClient errors: the admin API's statuses have classes of their own", () => {

@@ -27,6 +27,11 @@ export function noteTargets(request: FastifyRequest, targets: AdminTargets): voi
   Object.assign(request.adminTargets, targets);
 }
 
+/** The user a call acted on: the one it noted, else the one its path names (as stored); null when none. */
+export function targetUserOf(request: FastifyRequest): string | null {
+  return request.adminTargets.userId ?? canonicalId((request.params as { id?: string } | undefined)?.id ?? '');
+}
+
 /**
  * One `admin call` line per request, once answered: method, path, route, the ids it acted on and the status. Never a
  * header, a body or an answer (which hold the admin token and new keys): ids are logged only when they are UUIDs, and

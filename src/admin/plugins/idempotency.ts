@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import fp from 'fastify-plugin';
+import { canonicalId } from '../../domain/ids.js';
 import { httpOutcome } from '../../http/errors.js';
 import {
   fingerprintOf,
@@ -8,10 +9,11 @@ import {
   IDEMPOTENT_REPLAYED_HEADER,
   parseIdempotencyKey,
   runIdempotently,
-  type IdempotentAnswer,
+  type OwnedAnswer,
   type IdempotencyOptions,
 } from '../../operations/idempotency.js';
 import type { Store } from '../../store/store.js';
+import { targetUserOf } from './call-log.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -49,7 +51,8 @@ const NO_BODY = Buffer.alloc(0);
  * A route with `config: { idempotent: true }` runs once per Idempotency-Key (runIdempotently: Stripe's semantics,
  * kept in the database): its handler's answer (which it returns, never sends), or the 4xx it throws, is kept and given again, with
  * `Idempotent-Replayed: true`, to the same request within 24 h. Requests without the header run as they are.
- * Registered after json-body, whose bytes make the fingerprint.
+ * Registered after json-body, whose bytes make the fingerprint, and call-log, whose targets name the user an answer
+ * is kept for.
  */
 export default fp<IdempotencyPluginOptions>(
   async (app, options) => {
@@ -62,12 +65,34 @@ export default fp<IdempotencyPluginOptions>(
       if (route.config?.idempotent) route.handler = idempotentHandler(route.handler, options);
     });
   },
-  { name: 'idempotency', dependencies: ['json-body'] },
+  { name: 'idempotency', dependencies: ['json-body', 'call-log'] },
 );
 
-/** What a request's fingerprint is made of, besides its body. */
+/** What a request's fingerprint is made of, besides its body: its path as canonicalPath makes it, with the query sent. */
 export function requestHead(request: FastifyRequest): RequestHead {
-  return { method: request.method, path: request.url, contentType: request.headers['content-type'] };
+  const query = request.url.indexOf('?');
+  return {
+    method: request.method,
+    path: query === -1 ? canonicalPath(request) : canonicalPath(request) + request.url.slice(query),
+    contentType: request.headers['content-type'],
+  };
+}
+
+/** The operation a request names, as its Idempotency-Key's scope: its method and its canonical path, without the query. */
+function requestScope(request: FastifyRequest): string {
+  return `${request.method} ${canonicalPath(request)}`;
+}
+
+/**
+ * The route's path with each id as stored (lower case): an id sent in upper case, or percent-encoded, names the same
+ * record, so the same operation. A parameter that is not a UUID names nothing; it is kept, encoded, apart from any other.
+ */
+function canonicalPath(request: FastifyRequest): string {
+  const params = request.params as Record<string, string>;
+  return request.routeOptions.url!.replace(/:(\w+)/g, (_, name: string) => {
+    const value = params[name] ?? '';
+    return canonicalId(value) ?? encodeURIComponent(value);
+  });
 }
 
 function idempotentHandler(handler: RouteHandlerMethod, options: IdempotencyPluginOptions): RouteHandlerMethod {
@@ -90,24 +115,27 @@ async function answerIdempotently(
   if (key === null) return handle();
   const answer = await runIdempotently(
     options.store,
-    { scope: `${request.method} ${request.url.split('?', 1)[0]}`, key, fingerprint: fingerprint() },
-    () => answerOf(handle, reply),
+    { scope: requestScope(request), key, fingerprint: fingerprint() },
+    () => answerOf(handle, request, reply),
     options,
   );
   if (answer.replayed) reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
   return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
 }
 
-/** The handler's answer as it will be sent; a 4xx it throws is an answer too, a 5xx is not (the key is freed). */
-async function answerOf(handle: () => unknown, reply: FastifyReply): Promise<IdempotentAnswer> {
+/**
+ * The handler's answer as it will be sent; a 4xx it throws is an answer too, a 5xx is not (the key is freed). A
+ * success is the user's it acted on (which was there), so it goes with the user; a refusal made nothing of anyone's.
+ */
+async function answerOf(handle: () => unknown, request: FastifyRequest, reply: FastifyReply): Promise<OwnedAnswer> {
   try {
     const payload = await handle();
     if (reply.sent) throw new Error('an idempotent route’s handler sent its answer instead of returning it');
     // The routes' serializers make JSON text.
-    return { status: reply.statusCode, body: reply.serialize(payload) as string };
+    return { status: reply.statusCode, body: reply.serialize(payload) as string, ownerId: targetUserOf(request) };
   } catch (error) {
     const outcome = httpOutcome(error);
     if (outcome.status >= 500) throw error;
-    return { status: outcome.status, body: JSON.stringify({ error: outcome.message }) };
+    return { status: outcome.status, body: JSON.stringify({ error: outcome.message }), ownerId: null };
   }
 }

@@ -13,7 +13,8 @@ export const UNSUPPORTED_MEDIA_TYPE_MESSAGE = 'Content-Type must be application/
 /**
  * The admin API takes JSON bodies (a route may add its own types in its own scope): any other Content-Type, or a body
  * without one, is a 415. Each body's bytes are kept, and a POST sent without a body is an empty object, so that a route
- * whose fields are all optional needs none.
+ * whose fields are all optional needs none. An empty body declared JSON is no body: many HTTP wrappers send
+ * `Content-Type: application/json` with every call, a DELETE's too.
  */
 export default fp(
   async (app) => {
@@ -21,6 +22,7 @@ export default fp(
     app.decorateRequest('rawBody', null);
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+      if ((body as Buffer).length === 0) return done(null, undefined);
       request.rawBody = body as Buffer;
       void parseJson(request, request.rawBody.toString('utf8'), done);
     });

@@ -9,7 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import { canonicalId } from '../../domain/ids.js';
-import { PublicError } from '../../domain/errors.js';
+import { InputError, PublicError } from '../../domain/errors.js';
+import { parseImportMatch, type ImportMatchField } from '../../domain/import-matching.js';
 import { bodyTooLargeMessage, bytesWithin, LINGER_MS, lingerThenClose } from '../../http/body-size.js';
 import { errorResponse } from '../../http/schemas/common.js';
 import { IMPORT_BATCH, IMPORT_MEDIA_TYPES, importFormatOf, readContacts, tooManyRecords } from '../../import/read-contacts.js';
@@ -156,8 +157,10 @@ async function importRoute(app: FastifyInstance, { store, bodyLimitBytes, maxRec
         description: [
           'Imports the body’s contacts for the user, as the CLI’s `contacts import` does a file: all or nothing, in one',
           'transaction. A record with an `id` of the user’s creates or updates that contact; without one it becomes a new',
-          'contact (or, with `match_email=true`, updates the contact with the same email). The body is set aside on disk as it',
-          `arrives, up to ADMIN_BODY_LIMIT_MB (${bodyLimitBytes} bytes here), then imported ${IMPORT_BATCH} records at a time,`,
+          'contact, or updates the contact with the same value of a field `match` names (by default a LinkedIn export’s',
+          '`linkedin_url`). A contact it creates from another product’s export gets its `source` (`linkedin`, `google`,',
+          '`outlook`, `vcard`). The body is set aside on disk as it arrives,',
+          `up to ADMIN_BODY_LIMIT_MB (${bodyLimitBytes} bytes here), then imported ${IMPORT_BATCH} records at a time,`,
           `at most ADMIN_IMPORT_MAX_RECORDS (${maxRecords} here), and refused naming the first record that is not a contact.`,
           `Reading and importing it may take ${importTimeoutMs(bodyLimitBytes) / 1000} s (4 s per MiB of the limit, at least a minute), not REQUEST_TIMEOUT_MS.`,
           'With an `Idempotency-Key`, the fingerprint covers the whole body.',
@@ -199,6 +202,7 @@ async function importRoute(app: FastifyInstance, { store, bodyLimitBytes, maxRec
     async (request, reply) => {
       const format = importFormatOf(mediaTypeOf(request.headers['content-type']));
       if (format === undefined) throw new PublicError(415, UNSUPPORTED_IMPORT_TYPE_MESSAGE);
+      const match = importMatchOf(request.query);
       const key = parseIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER]);
       const fingerprint = fingerprintHasher(requestHead(request));
       const body = request.body instanceof Readable ? request.body : Readable.from([]);
@@ -210,14 +214,20 @@ async function importRoute(app: FastifyInstance, { store, bodyLimitBytes, maxRec
         const file = readContacts(spool.bytes, format, 'the body', { maxRecords });
         const user = { id: request.params.id };
         // ImportSummary has every field the schema declares; test/admin/contacts.test.ts, that it has no other.
-        const summary = (): Promise<Static<typeof ImportSummarySchema>> =>
-          importContacts(store, { user, file, matchEmail: request.query.match_email === 'true' });
+        const summary = (): Promise<Static<typeof ImportSummarySchema>> => importContacts(store, { user, file, match });
         return await app.answerIdempotently(request, reply, { key, fingerprint: () => fingerprint.digest('hex') }, summary);
       } finally {
         await spool.close();
       }
     },
   );
+}
+
+/** The fields `match` names (`match_email=true`: email); undefined, the body's format decides. */
+function importMatchOf({ match, match_email: matchEmail }: Static<typeof ImportQuerySchema>): ImportMatchField[] | undefined {
+  if (match !== undefined && matchEmail !== undefined) throw new InputError('give match or match_email, not both');
+  if (match !== undefined) return parseImportMatch(match, 'match');
+  return matchEmail === 'true' ? ['email'] : undefined;
 }
 
 async function* hashed(bytes: AsyncIterable<Buffer>, hash: Hash): AsyncGenerator<Buffer> {

@@ -156,7 +156,7 @@ export async function adminUserRoutes(app: FastifyInstance, { store }: AdminUser
         operationId: 'deleteUser',
         summary: 'Delete a user and everything that is theirs',
         description:
-          'Deletes the user, their keys, their OAuth grants and their contacts, at once. Their keys get 401 on every worker within a second.',
+          'Deletes the user, their keys, their OAuth grants, their contacts, their webhook endpoints and the answers kept for their `Idempotency-Key`s, at once. Their keys get 401 on every worker within a second; a retry of a request about them runs anew (404).',
         tags: TAGS,
         security: ADMIN_SECURITY,
         params: UserParamsSchema,

@@ -230,7 +230,11 @@ export async function adminWebhookRoutes(app: FastifyInstance, { store, policy }
         },
       },
     },
-    async (request) => rotateWebhookSecret(store, request.params.webhookId),
+    async (request) => {
+      const { record, secret } = await rotateWebhookSecret(store, request.params.webhookId);
+      noteTargets(request, { userId: record.ownerId });
+      return { secret };
+    },
   );
 
   api.get(

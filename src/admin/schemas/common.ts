@@ -36,7 +36,7 @@ export const IDEMPOTENCY_KEY_REQUEST_HEADER = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
       description:
-        'Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422.',
+        'Makes the request safe to retry (Stripe’s semantics): 1 to 255 printable ASCII characters, such as a UUID. The same key with the same request (its path’s ids in any case) within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and does nothing more; with another request, 422.',
     }),
   ),
 });

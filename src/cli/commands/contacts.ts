@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { IMPORT_MATCH_TEXT, parseImportMatch, type ImportMatchField } from '../../domain/import-matching.js';
 import { IMPORT_EXTENSIONS_TEXT, readContactsFile } from '../../import/read-contacts.js';
 import { deleteContacts, importContacts, mergeContacts } from '../../operations/contacts.js';
 import { withStore } from '../context.js';
@@ -13,14 +14,20 @@ export function registerContactCommands(program: Command, io: CliIo): void {
     .description(`import contacts from ${IMPORT_EXTENSIONS_TEXT}; all or nothing`)
     .requiredOption('--user <email|id>', 'the contacts’ owner')
     .argument('<file>', 'the file to import')
-    .option('--match-email', 'a record without id updates the contact with the same email (ASCII case ignored), if any')
+    .addOption(
+      new Option(
+        '--match <fields>',
+        `the fields on which a record without id updates the contact with the same value instead of creating one: ${IMPORT_MATCH_TEXT}; ` +
+          'by default linkedin_url for a LinkedIn export, none for other files',
+      ).argParser((text) => parseImportMatch(text, '--match')),
+    )
+    .addOption(new Option('--match-email', 'the same as --match email').conflicts('match'))
     .option('--json', 'print one JSON object')
-    .action(async (file: string, options: { user: string; matchEmail?: boolean; json?: boolean }) => {
+    .action(async (file: string, options: { user: string; match?: ImportMatchField[]; matchEmail?: boolean; json?: boolean }) => {
       // Read as the import goes, a batch at a time; an operator's file takes no record cap (ADMIN_IMPORT_MAX_RECORDS).
       const contactsFile = readContactsFile(file);
-      const summary = await withStore(io, (store) =>
-        importContacts(store, { user: options.user, file: contactsFile, matchEmail: options.matchEmail }),
-      );
+      const match = options.matchEmail === true ? (['email'] as const) : options.match;
+      const summary = await withStore(io, (store) => importContacts(store, { user: options.user, file: contactsFile, match }));
       print(io, options, summary, importSummaryText(summary));
     });
 

@@ -12,11 +12,15 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
     .description('create (once) a Pro demo user with generated contacts; print a fresh key, revoking the last one, and a curl line')
     .option('--json', 'print one JSON object')
     .action(async (options: { json?: boolean }) => {
-      const result = await withStore(io, async (store, config) => {
-        const { user, key, keyId, revokedKeyIds, contacts } = await prepareDemo(store, config.apiKeyPrefix);
-        const curl = `curl -s -H "Authorization: Bearer ${key}" "${listenUrlOf(config.host, config.port)}/api/v1/contacts?limit=2"`;
-        return { user: user.email, key, key_id: keyId, revoked_keys: revokedKeyIds, contacts, curl, serve: serveCommand(config) };
-      });
+      const result = await withStore(
+        io,
+        async (store, config) => {
+          const { user, key, keyId, revokedKeyIds, contacts } = await prepareDemo(store, config.apiKeyPrefix);
+          const curl = `curl -s -H "Authorization: Bearer ${key}" "${listenUrlOf(config.host, config.port)}/api/v1/contacts?limit=2"`;
+          return { user: user.email, key, key_id: keyId, revoked_keys: revokedKeyIds, contacts, curl, serve: serveCommand(config) };
+        },
+        { create: true },
+      );
       print(
         io,
         options,

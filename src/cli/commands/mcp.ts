@@ -1,12 +1,9 @@
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config.js';
 import { InputError } from '../../domain/errors.js';
 import { createAuthenticator } from '../../auth/authenticator.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
 import { createLogger } from '../../logger.js';
 import { contactUrlFor } from '../../mcp/contact-url.js';
-import { databaseFileOf } from '../../operations/open.js';
 import { withStore } from '../context.js';
 import type { CliIo } from '../io.js';
 
@@ -20,12 +17,6 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
     .action(async () => {
       const key = io.env[MCP_KEY_VARIABLE]?.trim();
       if (!key) throw new InputError(`${MCP_KEY_VARIABLE} is not set; mcp serves the contacts of that key's user`);
-      const { database } = loadConfig(io.env);
-      // An agent's config with a relative or mistyped path would otherwise get a new, empty database and no contacts.
-      const file = databaseFileOf(database);
-      if (file !== null && !existsSync(file)) {
-        throw new InputError(`No database at ${file}: set DATABASE_URL to the file:/absolute/path of the API's database`);
-      }
       await withStore(io, async (store, config) => {
         // stdout carries the protocol only: the log goes to stderr.
         const log = createLogger(config.logLevel, process.stderr);

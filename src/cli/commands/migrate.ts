@@ -9,7 +9,7 @@ export function registerMigrateCommand(program: Command, io: CliIo): void {
     .description('create the database if needed and apply pending migrations (serve applies them too, to an existing database)')
     .option('--json', 'print one JSON object')
     .action(async (options: { json?: boolean }) => {
-      const store = await openCommandStore(io, loadConfig(io.env));
+      const store = await openCommandStore(io, loadConfig(io.env), { create: true });
       try {
         const applied = await store.migrate();
         const human = applied.length === 0 ? 'Database is up to date' : `Applied migrations: ${applied.join(', ')}`;

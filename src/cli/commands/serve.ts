@@ -56,7 +56,6 @@ export function registerServeCommand(program: Command, io: CliIo): void {
             `--heap-growing-percent=${WORKER_HEAP_GROWING_PERCENT}`,
           ],
         });
-        io.stderr(`Contacts Read API: ${workers} workers\n`);
         const code = await runPrimary(config, workers, createLogger(config.logLevel), (line) => io.stderr(`${line}\n`));
         // Nothing is left to wait for, whatever a log reader or an idle handle would hold open.
         process.exit(code);

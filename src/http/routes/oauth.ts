@@ -60,7 +60,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRoute
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser('*', (_request, _payload, done) => done(null));
     raw.addHook('onRequest', limitOAuthRequests(deps.rateLimiters));
-    const routeOptions = { schema: { hide: true }, config: { contentSecurityPolicy } };
+    const routeOptions = { schema: { hide: true }, config: { contentSecurityPolicy, bodyReadByLibrary: true } };
     raw.all('/oauth/*', routeOptions, toProvider());
     raw.get(OPENID_CONFIGURATION_PATH, routeOptions, toProvider());
     // RFC 8414's path serves the same document as the OpenID one.

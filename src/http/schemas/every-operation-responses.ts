@@ -1,3 +1,4 @@
+import { BODY_READ_TIMEOUT_MESSAGE } from '../body-read-timeout.js';
 import { REQUEST_TIMEOUT_MESSAGE } from '../errors.js';
 import { HEADERS_TOO_LARGE_MESSAGE, MALFORMED_REQUEST_MESSAGE } from '../client-error.js';
 import { bodyTooLargeMessage, DEFAULT_BODY_LIMIT_BYTES } from '../body-size.js';
@@ -33,9 +34,12 @@ export const EVERY_OPERATION_RESPONSES = {
     { 'A method the path does not serve': methodNotAllowedMessage('DELETE', '/api/v1/contacts', 'GET, HEAD') },
   ),
   408: errorResponse(
-    `The request was not received within the request timeout: \`${REQUEST_TIMEOUT_MESSAGE}\`. The connection is closed.`,
+    `The request was not received in time: its line and headers within the request timeout (\`${REQUEST_TIMEOUT_MESSAGE}\`), or its body stalled (no byte for BODY_READ_TIMEOUT_MS) or arrived too slowly (\`${BODY_READ_TIMEOUT_MESSAGE}\`). The connection is closed.`,
     {},
-    { 'A client too slow to send its request': REQUEST_TIMEOUT_MESSAGE },
+    {
+      'A client too slow to send its headers': REQUEST_TIMEOUT_MESSAGE,
+      'A body that stalls or trickles': BODY_READ_TIMEOUT_MESSAGE,
+    },
   ),
   413: errorResponse(
     'The request declares a body larger than the operation takes (1 MiB for a `GET`); it is not read, and the connection is closed.',

@@ -1,4 +1,5 @@
 import { isUuid } from '../../domain/ids.js';
+import type { RecordOrigin } from '../../domain/import-matching.js';
 import { parseIsoDateTime } from '../../domain/timestamps.js';
 import type { TextChunks } from '../text-chunks.js';
 import type { RawRecord } from './raw-record.js';
@@ -15,6 +16,8 @@ const text: Decode = (property) => unescapeValue(property.value);
 /** ORG is organization;unit;…; the company is the organization. */
 const organization: Decode = (property) => unescapeValue(splitValue(property.value, ';')[0] ?? '');
 
+/** A card names its contact by its UID alone: unless the import says otherwise, it is matched on nothing else. */
+const VCARD: RecordOrigin = { source: 'vcard', matchOn: [] };
 /** Properties that describe the card or other properties, not the person: never reported as not imported. */
 const CARD_METADATA = new Set([
   'VERSION',
@@ -43,7 +46,9 @@ export async function* readVcardRecords(text: TextChunks): AsyncGenerator<RawRec
   for await (const card of readVcards(text)) {
     const fields = cardFields(card);
     const notImported = notImportedOf(card, fields);
-    yield notImported.length === 0 ? { label: card.label, fields } : { label: card.label, fields, notImported };
+    yield notImported.length === 0
+      ? { label: card.label, fields, origin: VCARD }
+      : { label: card.label, fields, notImported, origin: VCARD };
   }
 }
 

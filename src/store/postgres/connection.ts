@@ -33,9 +33,34 @@ class BoundedPool extends pg.Pool {
       process.nextTick(() => callback(refusal, undefined, () => undefined));
       return;
     }
+    const explain = (error: Error) => explainMissingDatabase(error, this.options.connectionString!);
+    if (callback === undefined) {
+      return super.connect().catch((error: Error) => {
+        throw explain(error);
+      });
+    }
     // pool.query() connects through this method with a callback.
-    return callback === undefined ? super.connect() : super.connect(callback as Parameters<pg.Pool['connect']>[0]);
+    super.connect((error, client, done) => callback(error && explain(error), client, done));
   }
+}
+
+/** SQLSTATE invalid_catalog_name: the database DATABASE_URL names is not on the server. */
+const NO_SUCH_DATABASE = '3D000';
+
+/**
+ * A missing database says what to do, as a missing SQLite file does (connection.ts of sqlite): PostgreSQL's own
+ * `database "x" does not exist` names neither the server nor the way out. Other errors are left as they are.
+ */
+function explainMissingDatabase(error: Error, url: string): Error {
+  if ((error as { code?: unknown }).code !== NO_SUCH_DATABASE) return error;
+  const { host, pathname } = new URL(url);
+  const name = decodeURIComponent(pathname.slice(1));
+  // Without a name in the URL (PostgreSQL then takes the user's), its own message names the database.
+  if (name === '') return error;
+  return new Error(
+    `No database "${name}" on ${host || 'the PostgreSQL server'}: create it (\`createdb ${name}\`) and run \`contacts-read-api migrate\`, or set DATABASE_URL`,
+    { cause: error },
+  );
 }
 
 /** A pool that connects lazily to the PostgreSQL database at `url`. */

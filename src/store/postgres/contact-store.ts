@@ -9,7 +9,7 @@ import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
 import { CONTACT_COLUMNS, columnList } from '../columns.js';
 import { contactFromRow, type ContactRow } from '../contact-row.js';
 import { decideContactWrite } from '../contact-write.js';
-import { emailKeysOf, planEmails } from '../email-match.js';
+import { keysToLookUp, planMatches } from '../import-match.js';
 import { idsToGet, listedContactOf, type ListedRow } from '../get-many.js';
 import { importBatches, type BatchOutcome } from '../import-batches.js';
 import { listableSql } from '../listable.js';
@@ -17,9 +17,9 @@ import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchAsync } from '../search-plan.js';
-import type { ChangeRead, ContactStore, FoundContact, ImportEmails, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
+import type { ChangeRead, ContactStore, FoundContact, ImportMatching, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
 import { postgresChangeLog, postgresCountChangesAfter, postgresPositionAt, postgresReadChanges, postgresReadListed } from './changes.js';
-import { ContactWriter, findEmailHolders, findExisting } from './contact-writer.js';
+import { ContactWriter, findHolders, findExisting } from './contact-writer.js';
 import { mergeContacts } from './merge.js';
 import { postgresPageSource } from './page-source.js';
 import { postgresSearchReads } from './search.js';
@@ -76,11 +76,10 @@ async function writeRecords(
   client: pg.PoolClient,
   ownerId: string,
   records: readonly ImportRecord[],
-  emails: ImportEmails,
+  matching: ImportMatching,
   now: string,
 ): Promise<BatchOutcome> {
-  const holders = emails === 'ignore' ? new Map() : await findEmailHolders(client, ownerId, emailKeysOf(records));
-  const plan = planEmails(records, holders, emails);
+  const plan = planMatches(records, await findHolders(client, ownerId, keysToLookUp(records, matching)), matching);
   const writer = new ContactWriter(client, ownerId, now);
   for (let start = 0; start < plan.records.length; start += LOOKUP_BATCH) {
     const batch = plan.records.slice(start, start + LOOKUP_BATCH);
@@ -93,7 +92,8 @@ async function writeRecords(
     }
   }
   await writer.flush();
-  return { ...writer.counts, matchedByEmail: plan.matchedByEmail, duplicateEmails: plan.duplicateEmails };
+  const { matchedByEmail, matchedByLinkedinUrl, duplicateEmails } = plan;
+  return { ...writer.counts, matchedByEmail, matchedByLinkedinUrl, duplicateEmails };
 }
 
 export class PostgresContactStore extends ListedContacts implements ContactStore {
@@ -154,11 +154,11 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
     );
   }
 
-  async importContacts(ownerId: string, records: readonly ImportRecord[], emails: ImportEmails = 'ignore'): Promise<ImportOutcome> {
+  async importContacts(ownerId: string, records: readonly ImportRecord[], matching: ImportMatching = 'ignore'): Promise<ImportOutcome> {
     const now = new Date().toISOString();
     return inTransaction(this.pool, async (client) => {
       await lockOwnerListing(client, ownerId);
-      const written = await writeRecords(client, ownerId, records, emails, now);
+      const written = await writeRecords(client, ownerId, records, matching, now);
       let merged = 0;
       for (const { label, contact } of records) {
         if (contact.mergedInto === undefined) continue;
@@ -175,7 +175,7 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
   async importBatches(
     ownerId: string,
     batches: AsyncIterable<readonly ImportRecord[]>,
-    emails: ImportEmails = 'ignore',
+    matching: ImportMatching = 'ignore',
   ): Promise<ImportOutcome> {
     const now = new Date().toISOString();
     return inTransaction(this.pool, async (client) => {
@@ -201,7 +201,7 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
               [noted.map((row) => row.seq), noted.map((row) => row.id), noted.map((row) => row.label), noted.map((row) => row.mergedInto)],
             );
           },
-          write: (records) => writeRecords(client, ownerId, records, emails, now),
+          write: (records) => writeRecords(client, ownerId, records, matching, now),
           pendingMerges: async (afterSeq, limit) => {
             const { rows } = await client.query<{ seq: string; id: string; label: string; merged_into: string }>(
               `SELECT seq, id, label, merged_into FROM import_ledger

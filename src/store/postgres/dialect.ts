@@ -1,6 +1,7 @@
 import { CONTACT_FIELDS, type ContactFieldKind } from '../../domain/contact.js';
 import type { ContactColumn } from '../columns.js';
 import type { Dialect, TargetOf } from '../dialect.js';
+import { linkedinUrlKeySql } from '../import-match.js';
 import { isPostgresConnectionError } from './connection-error.js';
 
 /** Key of the transaction-level advisory lock that serializes concurrent migrations. */
@@ -13,11 +14,11 @@ export const POSTGRES_DIALECT: Dialect<TargetOf<'postgres'>> = {
     const { openPostgresStore } = await import('./postgres-store.js');
     return openPostgresStore(target.url, options);
   },
-  fileOf: () => null,
   printableUrl: () => null,
 
   isFalse: (column) => `NOT ${column}`,
   emailKey: (column) => `lower(${column} COLLATE "C")`,
+  linkedinUrlKey: (column) => linkedinUrlKeySql(`lower(${column} COLLATE "C")`, (text, sought) => `strpos(${text}, ${sought})`),
   countAsNumber: (count) => `${count}::int`,
 
   migrationsTableSql: `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { idempotencyWindowStart } from '../../domain/idempotency.js';
 import { claimOfHeld, type HeldIdempotencyKey } from '../idempotency.js';
-import type { IdempotencyClaim, IdempotencyKey, IdempotencyStore } from '../store.js';
+import type { IdempotencyClaim, IdempotencyKey, IdempotencyStore, KeptAnswer } from '../store.js';
 import { pruneOldest } from './prune.js';
 
 /**
@@ -18,6 +18,15 @@ const CLAIM_SQL = `INSERT INTO idempotency_keys (scope, idempotency_key, fingerp
       AND idempotency_keys.created_at < $6::timestamptz)
   RETURNING 1`;
 const HELD_SQL = 'SELECT fingerprint, status, body FROM idempotency_keys WHERE scope = $1::text AND idempotency_key = $2::text';
+/**
+ * Keeps the answer, for its owner only while the owner is there: the owner's row is locked (FOR KEY SHARE) so that a
+ * delete of the user running meanwhile either finished first (no row: the answer is not kept) or waits, then deletes
+ * the kept answer with the user.
+ */
+const COMPLETE_SQL = `WITH owner AS (SELECT id FROM users WHERE id = $6::uuid FOR KEY SHARE)
+  UPDATE idempotency_keys SET status = $3::integer, body = $4::text, completed_at = $5::timestamptz, owner_id = (SELECT id FROM owner)
+  WHERE scope = $1::text AND idempotency_key = $2::text AND completed_at IS NULL
+    AND ($6::uuid IS NULL OR EXISTS (SELECT 1 FROM owner))`;
 /** A key released between a claim's two statements is claimed again, this many times at most. */
 const CLAIM_ATTEMPTS = 3;
 
@@ -35,12 +44,9 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     return { state: 'in_progress' };
   }
 
-  async complete({ scope, key }: IdempotencyKey, status: number, body: string, now: string): Promise<void> {
-    await this.pool.query(
-      `UPDATE idempotency_keys SET status = $3::integer, body = $4::text, completed_at = $5::timestamptz
-       WHERE scope = $1::text AND idempotency_key = $2::text AND completed_at IS NULL`,
-      [scope, key, status, body, now],
-    );
+  async complete(key: IdempotencyKey, { status, body, ownerId }: KeptAnswer, now: string): Promise<void> {
+    const { rowCount } = await this.pool.query(COMPLETE_SQL, [key.scope, key.key, status, body, now, ownerId]);
+    if (rowCount === 0 && ownerId !== null) await this.release(key);
   }
 
   async release({ scope, key }: IdempotencyKey): Promise<void> {

@@ -604,4 +604,22 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_deliveries_age ON webhook_deliveries (attempted_at);
     `,
   },
+  {
+    version: 13,
+    name: 'idempotent answers by user',
+    // As SQLite's migration 13.
+    sql: `
+      ALTER TABLE idempotency_keys ADD COLUMN owner_id uuid REFERENCES users (id) ON DELETE CASCADE;
+      CREATE INDEX idempotency_keys_owner ON idempotency_keys (owner_id) WHERE owner_id IS NOT NULL;
+    `,
+  },
+  {
+    version: 14,
+    name: 'listable contacts by LinkedIn URL',
+    // As SQLite's migration 14, the owner inside the one indexed expression as in migration 10 (contacts_email).
+    sql: `
+      CREATE INDEX contacts_linkedin_url ON contacts ((owner_id::text || rtrim(substr(substr(substr(lower(linkedin_url COLLATE "C"), CASE WHEN substr(lower(linkedin_url COLLATE "C"), 1, 8) = 'https://' THEN 9 WHEN substr(lower(linkedin_url COLLATE "C"), 1, 7) = 'http://' THEN 8 ELSE 1 END), CASE WHEN substr(substr(lower(linkedin_url COLLATE "C"), CASE WHEN substr(lower(linkedin_url COLLATE "C"), 1, 8) = 'https://' THEN 9 WHEN substr(lower(linkedin_url COLLATE "C"), 1, 7) = 'http://' THEN 8 ELSE 1 END), 1, 4) = 'www.' THEN 5 ELSE 1 END), 1, strpos(replace(substr(substr(lower(linkedin_url COLLATE "C"), CASE WHEN substr(lower(linkedin_url COLLATE "C"), 1, 8) = 'https://' THEN 9 WHEN substr(lower(linkedin_url COLLATE "C"), 1, 7) = 'http://' THEN 8 ELSE 1 END), CASE WHEN substr(substr(lower(linkedin_url COLLATE "C"), CASE WHEN substr(lower(linkedin_url COLLATE "C"), 1, 8) = 'https://' THEN 9 WHEN substr(lower(linkedin_url COLLATE "C"), 1, 7) = 'http://' THEN 8 ELSE 1 END), 1, 4) = 'www.' THEN 5 ELSE 1 END), '#', '?') || '?', '?') - 1), '/')))
+        WHERE linkedin_url IS NOT NULL AND merged_into IS NULL AND NOT is_self;
+    `,
+  },
 ];

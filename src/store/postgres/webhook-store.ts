@@ -3,18 +3,19 @@ import type { ChangePosition } from '../../domain/changes.js';
 import { canonicalId, parseChosenId } from '../../domain/ids.js';
 import type { WebhookStatus } from '../../domain/webhooks.js';
 import { columnList } from '../columns.js';
-import type { NewWebhook, WebhookChanges, WebhookDelivery, WebhookRecord, WebhookStore } from '../store.js';
+import type { NewWebhook, WebhookChanges, WebhookDelivery, WebhookLeaseLane, WebhookRecord, WebhookStore } from '../store.js';
 import {
   countsByStatus,
   DELIVERY_COLUMNS,
   DELIVERY_ORDER,
   type DeliveryRow,
   WEBHOOK_COLUMNS,
-  WEBHOOK_DUE_ORDER,
+  WEBHOOK_TURN_ORDER,
   webhookDelivery,
   webhookDueSql,
   webhookRecord,
   type WebhookRow,
+  webhookTurnsSql,
   webhookUpdateValues,
 } from '../webhook-row.js';
 import { pruneOldest } from './prune.js';
@@ -47,13 +48,15 @@ const UPDATE_SQL = `UPDATE webhooks SET
 /**
  * One statement: the due endpoints are locked as they are chosen, and one another process has locked (leasing it
  * now) is skipped rather than waited for. One leased and committed meanwhile is read again at its new version
- * (READ COMMITTED re-checks a locked row), whose live lease excludes it. Only the endpoint rows are locked: the
- * owner_listing rows are the ones every write to the owner's contacts takes.
+ * (READ COMMITTED re-checks a locked row against the conditions of the locking level, which repeat the due one),
+ * whose live lease excludes it. Only the endpoint rows are locked: the owner_listing rows are the ones every write to
+ * the owner's contacts takes.
  */
-const LEASE_DUE_SQL = `WITH due AS (
-    SELECT w.id FROM webhooks w JOIN owner_listing l ON l.owner_id = w.owner_id
-    WHERE ${webhookDueSql('$2::timestamptz')}
-    ORDER BY ${WEBHOOK_DUE_ORDER} LIMIT $4::int
+const LEASE_DUE_SQL = `WITH t AS (${webhookTurnsSql({ now: '$2::timestamptz', holder: '$1::text', retrying: '$5::boolean' })}),
+  due AS (
+    SELECT w.id FROM webhooks w JOIN owner_listing l ON l.owner_id = w.owner_id JOIN t ON t.id = w.id
+    WHERE ${webhookDueSql('$2::timestamptz')} AND t.turn <= $6::int
+    ORDER BY ${WEBHOOK_TURN_ORDER} LIMIT $4::int
     FOR UPDATE OF w SKIP LOCKED
   )
   UPDATE webhooks w SET lease_holder = $1::text, lease_until = $3::timestamptz FROM due WHERE w.id = due.id
@@ -153,10 +156,10 @@ export class PostgresWebhookStore implements WebhookStore {
     return rows[0] ? webhookRecord(rows[0]) : null;
   }
 
-  async leaseDue(holder: string, now: string, leaseUntil: string, limit: number): Promise<WebhookRecord[]> {
+  async leaseDue(holder: string, now: string, leaseUntil: string, lane: WebhookLeaseLane): Promise<WebhookRecord[]> {
     const enabled = await this.pool.query<{ any: boolean }>(ANY_ENABLED_SQL);
     if (!enabled.rows[0]?.any) return [];
-    const { rows } = await this.pool.query<WebhookRow>(LEASE_DUE_SQL, [holder, now, leaseUntil, limit]);
+    const { rows } = await this.pool.query<WebhookRow>(LEASE_DUE_SQL, [holder, now, leaseUntil, lane.limit, lane.retrying, lane.perOwner]);
     return rows.map(webhookRecord);
   }
 

@@ -4,11 +4,12 @@ import type { ChangeLogState, ChangePosition } from '../../domain/changes.js';
 import { assertAllOwned, idsToDelete } from '../../domain/contact-deletion.js';
 import { refusedRecordMerge } from '../../domain/merge.js';
 import { canonicalId } from '../../domain/ids.js';
+import type { ImportMatchField } from '../../domain/import-matching.js';
 import { parseSearchRequest, searchMatcher } from '../../domain/search.js';
 import { CONTACT_COLUMNS, columnList, JSON_COLUMNS } from '../columns.js';
 import { contactFromRow, type ContactRow } from '../contact-row.js';
 import { decideContactWrite } from '../contact-write.js';
-import { addEmailHolders, emailKeysOf, planEmails } from '../email-match.js';
+import { addHolders, keysToLookUp, MATCH_INDEXES, matchKeySql, planMatches, type StoredHolders } from '../import-match.js';
 import { idsToGet, listedContactOf, type ListedRow } from '../get-many.js';
 import { importBatches, type BatchOutcome } from '../import-batches.js';
 import { listableSql } from '../listable.js';
@@ -16,7 +17,7 @@ import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchSync } from '../search-plan.js';
-import type { ChangeRead, ContactStore, FoundContact, ImportEmails, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
+import type { ChangeRead, ContactStore, FoundContact, ImportMatching, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
 import { SqliteBulkLoad } from './bulk-load.js';
 import { sqliteChangeLog, sqliteCountChangesAfter, sqlitePositionAt, sqliteReadChanges, sqliteReadListed } from './changes.js';
 import { ContactWriter } from './contact-writer.js';
@@ -57,13 +58,20 @@ const GET_MANY_SQL = `SELECT c.created_at, c.id, c.updated_at, c.api_json
  */
 const BULK_LOAD_MIN_CONTACTS = 10_000;
 
-/** During an import: emails looked up per query. */
-const EMAIL_LOOKUP_BATCH = 500;
-const EMAIL_KEY = SQLITE_DIALECT.emailKey('email');
-// Named: without statistics the planner prefers the listing's index, which reads every contact of the owner.
-const EMAIL_HOLDERS_SQL = `SELECT id, ${EMAIL_KEY} AS email_key FROM contacts INDEXED BY contacts_email
-  WHERE ${listableSql(SQLITE_DIALECT, '?')} AND email IS NOT NULL AND ${EMAIL_KEY} IN (SELECT value FROM json_each(?))
+/** During an import: keys looked up per query. */
+const KEY_LOOKUP_BATCH = 500;
+
+/**
+ * The owner's listable contacts holding each of a JSON array of keys of the field. The index is named: without
+ * statistics the planner prefers the listing's index, which reads every contact of the owner.
+ */
+function holdersSql(field: ImportMatchField): string {
+  const key = matchKeySql(SQLITE_DIALECT, field);
+  return `SELECT id, ${key} AS key FROM contacts INDEXED BY ${MATCH_INDEXES[field]}
+  WHERE ${listableSql(SQLITE_DIALECT, '?')} AND ${field} IS NOT NULL AND ${key} IN (SELECT value FROM json_each(?))
   ORDER BY created_at, id`;
+}
+const HOLDERS_SQL = { email: holdersSql('email'), linkedin_url: holdersSql('linkedin_url') };
 
 const CONTACT_BY_ROWID_SQL = `SELECT ${CONTACT_SELECT} FROM contacts c WHERE c.rowid = ?`;
 
@@ -131,11 +139,11 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
   }
 
   /** An import joins the bulk load it is part of; otherwise it is one of its own when large, and writes row by row when not. */
-  async importContacts(ownerId: string, records: readonly ImportRecord[], emails: ImportEmails = 'ignore'): Promise<ImportOutcome> {
+  async importContacts(ownerId: string, records: readonly ImportRecord[], matching: ImportMatching = 'ignore'): Promise<ImportOutcome> {
     const { bulkLoad } = this;
     if (bulkLoad === null && records.length >= BULK_LOAD_MIN_CONTACTS)
-      return SqliteBulkLoad.runNow(this.statements.db, this.writeLock, (load) => this.writeImport(load, ownerId, records, emails));
-    return this.writeLock.run(() => this.writeImport(bulkLoad, ownerId, records, emails));
+      return SqliteBulkLoad.runNow(this.statements.db, this.writeLock, (load) => this.writeImport(load, ownerId, records, matching));
+    return this.writeLock.run(() => this.writeImport(bulkLoad, ownerId, records, matching));
   }
 
   /**
@@ -145,16 +153,20 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
   async importBatches(
     ownerId: string,
     batches: AsyncIterable<readonly ImportRecord[]>,
-    emails: ImportEmails = 'ignore',
+    matching: ImportMatching = 'ignore',
   ): Promise<ImportOutcome> {
     this.importer ??= this.openImporter?.() ?? this;
     const importer = this.importer;
-    const imported = this.importQueue.then(() => importer.importHere(ownerId, batches, emails));
+    const imported = this.importQueue.then(() => importer.importHere(ownerId, batches, matching));
     this.importQueue = imported.catch(() => undefined);
     return imported;
   }
 
-  private async importHere(ownerId: string, batches: AsyncIterable<readonly ImportRecord[]>, emails: ImportEmails): Promise<ImportOutcome> {
+  private async importHere(
+    ownerId: string,
+    batches: AsyncIterable<readonly ImportRecord[]>,
+    matching: ImportMatching,
+  ): Promise<ImportOutcome> {
     const { db } = this.statements;
     const now = new Date().toISOString();
     if (!(await this.writeLock.begin())) throw new Error('a streamed import cannot join a transaction already open');
@@ -178,7 +190,7 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
             records += batch.length;
             // From here on the triggers' per-row work is done in sets, as by an import of an array this large.
             if (load === null && records >= BULK_LOAD_MIN_CONTACTS) load = SqliteBulkLoad.within(db);
-            return this.writeRecords(load, ownerId, batch, emails, now);
+            return this.writeRecords(load, ownerId, batch, matching, now);
           },
           pendingMerges: async (afterSeq, limit) =>
             (this.statements.get(LEDGER_MERGES_SQL).all(afterSeq, limit) as Row[]).map((row) => ({
@@ -200,9 +212,14 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
     }
   }
 
-  private writeImport(load: SqliteBulkLoad | null, ownerId: string, records: readonly ImportRecord[], emails: ImportEmails): ImportOutcome {
+  private writeImport(
+    load: SqliteBulkLoad | null,
+    ownerId: string,
+    records: readonly ImportRecord[],
+    matching: ImportMatching,
+  ): ImportOutcome {
     const now = new Date().toISOString();
-    const written = this.writeRecords(load, ownerId, records, emails, now);
+    const written = this.writeRecords(load, ownerId, records, matching, now);
     let merged = 0;
     for (const { label, contact } of records) {
       if (contact.mergedInto === undefined) continue;
@@ -220,28 +237,32 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
     load: SqliteBulkLoad | null,
     ownerId: string,
     records: readonly ImportRecord[],
-    emails: ImportEmails,
+    matching: ImportMatching,
     now: string,
   ): BatchOutcome {
     const writer = new ContactWriter(this.statements, ownerId, now);
-    const plan = planEmails(records, emails === 'ignore' ? new Map() : this.emailHolders(ownerId, emailKeysOf(records)), emails);
+    const plan = planMatches(records, this.holders(ownerId, keysToLookUp(records, matching)), matching);
     for (const record of plan.records) {
       const { id } = record.contact;
       writer.write(decideContactWrite(ownerId, record, id === null ? undefined : writer.existing(id), now));
     }
     load?.indexNewContacts();
-    return { ...writer.counts, matchedByEmail: plan.matchedByEmail, duplicateEmails: plan.duplicateEmails };
+    const { matchedByEmail, matchedByLinkedinUrl, duplicateEmails } = plan;
+    return { ...writer.counts, matchedByEmail, matchedByLinkedinUrl, duplicateEmails };
   }
 
-  /** The owner's listable contacts holding each of the email keys, in list order. */
-  private emailHolders(ownerId: string, keys: readonly string[]): Map<string, string[]> {
-    const holders = new Map<string, string[]>();
-    const statement = this.statements.get(EMAIL_HOLDERS_SQL);
-    for (let start = 0; start < keys.length; start += EMAIL_LOOKUP_BATCH) {
-      const rows = statement.all(ownerId, JSON.stringify(keys.slice(start, start + EMAIL_LOOKUP_BATCH)));
-      addEmailHolders(holders, rows as { id: string; email_key: string }[]);
-    }
-    return holders;
+  /** The owner's listable contacts holding each of the keys of each field, in list order. */
+  private holders(ownerId: string, keys: Record<ImportMatchField, string[]>): StoredHolders {
+    const holdersOf = (field: ImportMatchField) => {
+      const holders = new Map<string, string[]>();
+      const statement = this.statements.get(HOLDERS_SQL[field]);
+      for (let start = 0; start < keys[field].length; start += KEY_LOOKUP_BATCH) {
+        const rows = statement.all(ownerId, JSON.stringify(keys[field].slice(start, start + KEY_LOOKUP_BATCH)));
+        addHolders(holders, rows as { id: string; key: string }[]);
+      }
+      return holders;
+    };
+    return { email: holdersOf('email'), linkedin_url: holdersOf('linkedin_url') };
   }
 
   async merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void> {

@@ -1,6 +1,5 @@
 import type { Dialect, TargetOf } from '../dialect.js';
-
-const IN_MEMORY = ':memory:';
+import { linkedinUrlKeySql } from '../import-match.js';
 
 export const SQLITE_DIALECT: Dialect<TargetOf<'sqlite'>> = {
   name: 'sqlite',
@@ -9,11 +8,11 @@ export const SQLITE_DIALECT: Dialect<TargetOf<'sqlite'>> = {
     const { openSqliteStore } = await import('./sqlite-store.js');
     return openSqliteStore(target.path, options);
   },
-  fileOf: (target) => (target.path === IN_MEMORY ? null : target.path),
   printableUrl: (target) => `file:${target.path}`,
 
   isFalse: (column) => `${column} = 0`,
   emailKey: (column) => `lower(${column})`,
+  linkedinUrlKey: (column) => linkedinUrlKeySql(`lower(${column})`, (text, sought) => `instr(${text}, ${sought})`),
   countAsNumber: (count) => count,
 
   migrationsTableSql: `CREATE TABLE IF NOT EXISTS schema_migrations (

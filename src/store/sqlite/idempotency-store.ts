@@ -1,6 +1,6 @@
 import { idempotencyWindowStart } from '../../domain/idempotency.js';
 import { claimOfHeld, type HeldIdempotencyKey } from '../idempotency.js';
-import type { IdempotencyClaim, IdempotencyKey, IdempotencyStore } from '../store.js';
+import type { IdempotencyClaim, IdempotencyKey, IdempotencyStore, KeptAnswer } from '../store.js';
 import type { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 
@@ -33,21 +33,25 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     });
   }
 
-  async complete({ scope, key }: IdempotencyKey, status: number, body: string, now: string): Promise<void> {
-    await this.writeLock.run(() =>
-      this.statements
+  async complete(key: IdempotencyKey, { status, body, ownerId }: KeptAnswer, now: string): Promise<void> {
+    await this.writeLock.run(() => {
+      const kept = this.statements
         .get(
-          `UPDATE idempotency_keys SET status = ?, body = ?, completed_at = ?
-           WHERE scope = ? AND idempotency_key = ? AND completed_at IS NULL`,
+          `UPDATE idempotency_keys SET status = ?, body = ?, completed_at = ?, owner_id = ?
+           WHERE scope = ? AND idempotency_key = ? AND completed_at IS NULL
+             AND (? IS NULL OR EXISTS (SELECT 1 FROM users WHERE id = ?))`,
         )
-        .run(status, body, now, scope, key),
-    );
+        .run(status, body, now, ownerId, key.scope, key.key, ownerId, ownerId);
+      if (kept.changes === 0 && ownerId !== null) this.forget(key);
+    });
   }
 
-  async release({ scope, key }: IdempotencyKey): Promise<void> {
-    await this.writeLock.run(() =>
-      this.statements.get('DELETE FROM idempotency_keys WHERE scope = ? AND idempotency_key = ? AND completed_at IS NULL').run(scope, key),
-    );
+  async release(key: IdempotencyKey): Promise<void> {
+    await this.writeLock.run(() => this.forget(key));
+  }
+
+  private forget({ scope, key }: IdempotencyKey): void {
+    this.statements.get('DELETE FROM idempotency_keys WHERE scope = ? AND idempotency_key = ? AND completed_at IS NULL').run(scope, key);
   }
 
   async pruneExpired(now: string, maxRows: number): Promise<number> {

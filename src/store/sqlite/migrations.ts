@@ -517,4 +517,25 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_deliveries_age ON webhook_deliveries (attempted_at);
     `,
   },
+  {
+    version: 13,
+    name: 'idempotent answers by user',
+    // An answer is kept for the user it concerns (a new key's holds the key's secret) and goes with the user; answers
+    // kept before carry no user and go within their day.
+    sql: `
+      ALTER TABLE idempotency_keys ADD COLUMN owner_id TEXT REFERENCES users (id) ON DELETE CASCADE;
+      CREATE INDEX idempotency_keys_owner ON idempotency_keys (owner_id) WHERE owner_id IS NOT NULL;
+    `,
+  },
+  {
+    version: 14,
+    name: 'listable contacts by LinkedIn URL',
+    // An import finds the owner's listable contacts holding a LinkedIn URL by its key (linkedinUrlKey: ASCII case, the
+    // http(s) scheme, `www.`, the query, the fragment and trailing slashes ignored), written in SQL as each dialect's
+    // linkedinUrlKey wrote it then.
+    sql: `
+      CREATE INDEX contacts_linkedin_url ON contacts (owner_id, rtrim(substr(substr(substr(lower(linkedin_url), CASE WHEN substr(lower(linkedin_url), 1, 8) = 'https://' THEN 9 WHEN substr(lower(linkedin_url), 1, 7) = 'http://' THEN 8 ELSE 1 END), CASE WHEN substr(substr(lower(linkedin_url), CASE WHEN substr(lower(linkedin_url), 1, 8) = 'https://' THEN 9 WHEN substr(lower(linkedin_url), 1, 7) = 'http://' THEN 8 ELSE 1 END), 1, 4) = 'www.' THEN 5 ELSE 1 END), 1, instr(replace(substr(substr(lower(linkedin_url), CASE WHEN substr(lower(linkedin_url), 1, 8) = 'https://' THEN 9 WHEN substr(lower(linkedin_url), 1, 7) = 'http://' THEN 8 ELSE 1 END), CASE WHEN substr(substr(lower(linkedin_url), CASE WHEN substr(lower(linkedin_url), 1, 8) = 'https://' THEN 9 WHEN substr(lower(linkedin_url), 1, 7) = 'http://' THEN 8 ELSE 1 END), 1, 4) = 'www.' THEN 5 ELSE 1 END), '#', '?') || '?', '?') - 1), '/'))
+        WHERE linkedin_url IS NOT NULL AND merged_into IS NULL AND is_self = 0;
+    `,
+  },
 ];

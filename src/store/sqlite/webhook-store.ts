@@ -2,18 +2,19 @@ import type { ChangePosition } from '../../domain/changes.js';
 import { canonicalId, parseChosenId } from '../../domain/ids.js';
 import type { WebhookStatus } from '../../domain/webhooks.js';
 import { columnList } from '../columns.js';
-import type { NewWebhook, WebhookChanges, WebhookDelivery, WebhookRecord, WebhookStore } from '../store.js';
+import type { NewWebhook, WebhookChanges, WebhookDelivery, WebhookLeaseLane, WebhookRecord, WebhookStore } from '../store.js';
 import {
   countsByStatus,
   DELIVERY_COLUMNS,
   DELIVERY_ORDER,
   type DeliveryRow,
   WEBHOOK_COLUMNS,
-  WEBHOOK_DUE_ORDER,
+  WEBHOOK_TURN_ORDER,
   webhookDelivery,
   webhookDueSql,
   webhookRecord,
   type WebhookRow,
+  webhookTurnsSql,
   webhookUpdateValues,
 } from '../webhook-row.js';
 import type { StatementCache } from './statements.js';
@@ -45,7 +46,9 @@ const UPDATE_SQL = `UPDATE webhooks SET
 const DUE_FROM = `FROM webhooks w JOIN owner_listing l ON l.owner_id = w.owner_id WHERE ${webhookDueSql('@now')}`;
 const ANY_DUE_SQL = `SELECT 1 ${DUE_FROM} LIMIT 1`;
 const LEASE_DUE_SQL = `UPDATE webhooks SET lease_holder = @holder, lease_until = @leaseUntil
-  WHERE id IN (SELECT w.id ${DUE_FROM} ORDER BY ${WEBHOOK_DUE_ORDER} LIMIT @limit)
+  WHERE id IN (
+    SELECT t.id FROM (${webhookTurnsSql({ now: '@now', holder: '@holder', retrying: '@retrying' })}) t
+    WHERE t.turn <= @perOwner ORDER BY ${WEBHOOK_TURN_ORDER} LIMIT @limit)
   RETURNING ${COLUMNS}`;
 
 /** A holder's write applies only while the endpoint's lease is still the holder's (nobody took it over, nobody ended it). */
@@ -144,11 +147,13 @@ export class SqliteWebhookStore implements WebhookStore {
    * and takes it only when something is due and the lock is free right now, so it never blocks the event loop while
    * another process writes (the next poll tries again).
    */
-  async leaseDue(holder: string, now: string, leaseUntil: string, limit: number): Promise<WebhookRecord[]> {
+  async leaseDue(holder: string, now: string, leaseUntil: string, lane: WebhookLeaseLane): Promise<WebhookRecord[]> {
     if (this.statements.get(ANY_DUE_SQL).get({ now }) === undefined) return [];
     let rows: WebhookRow[] = [];
     this.writeLock.runIfFree(() => {
-      rows = this.statements.get(LEASE_DUE_SQL).all({ holder, now, leaseUntil, limit }) as WebhookRow[];
+      rows = this.statements
+        .get(LEASE_DUE_SQL)
+        .all({ holder, now, leaseUntil, limit: lane.limit, perOwner: lane.perOwner, retrying: Number(lane.retrying) }) as WebhookRow[];
     });
     return rows.map(webhookRecord);
   }

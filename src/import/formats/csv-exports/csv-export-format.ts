@@ -1,4 +1,5 @@
 import type { Contact } from '../../../domain/contact.js';
+import type { RecordOrigin } from '../../../domain/import-matching.js';
 
 /** A column by its exact header, or every column whose header matches (numbered columns: `E-mail 2 - Value`). */
 export type ColumnName = string | RegExp;
@@ -22,6 +23,8 @@ export type FieldSource =
 export interface CsvExportFormat {
   /** As the import's messages name it. */
   name: string;
+  /** Its records' origin: the `source` of the contacts they create, what they are matched on by default. */
+  origin: RecordOrigin;
   /** Headers that together say a header row is this export's. */
   signature: readonly string[];
   /** Lines of notes come before the header row (LinkedIn's Connections.csv). */

@@ -65,7 +65,8 @@ export function csvExportReader(
       const note = leftoverNotes.get(index);
       return [note === undefined ? column : `${column} (${note})`];
     });
-    return notImported.length === 0 ? { label, fields: record } : { label, fields: record, notImported };
+    const { origin } = format;
+    return notImported.length === 0 ? { label, fields: record, origin } : { label, fields: record, notImported, origin };
   };
 }
 

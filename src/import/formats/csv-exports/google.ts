@@ -1,7 +1,9 @@
+import type { RecordOrigin } from '../../../domain/import-matching.js';
 import type { CsvExportFormat, FieldSource } from './csv-export-format.js';
 
 const LINKEDIN_URL = /linkedin\.com/i;
 const NOT_LINKEDIN = 'a contact keeps a LinkedIn URL only';
+const GOOGLE: RecordOrigin = { source: 'google', matchOn: [] };
 /** Every contact is in the system group `* myContacts`: not a tag. */
 const SYSTEM_GROUPS = ['* myContacts'];
 
@@ -18,6 +20,7 @@ const addressPlace = (address: string): FieldSource => ({
  */
 export const GOOGLE_CONTACTS: CsvExportFormat = {
   name: 'Google Contacts CSV',
+  origin: GOOGLE,
   signature: ['First Name', 'Middle Name', 'Last Name', 'Labels'],
   valueSeparator: ' ::: ',
   fields: {
@@ -43,6 +46,7 @@ export const GOOGLE_CONTACTS: CsvExportFormat = {
  */
 export const GOOGLE_CONTACTS_LEGACY: CsvExportFormat = {
   name: 'Google Contacts CSV (before 2024)',
+  origin: GOOGLE,
   signature: ['Name', 'Given Name', 'Family Name', 'Group Membership'],
   valueSeparator: ' ::: ',
   fields: {

@@ -7,6 +7,8 @@ import type { CsvExportFormat } from './csv-export-format.js';
  */
 export const LINKEDIN_CONNECTIONS: CsvExportFormat = {
   name: 'LinkedIn Connections.csv',
+  // Most connections hide their email: the profile URL is what finds a connection imported before.
+  origin: { source: 'linkedin', matchOn: ['linkedin_url'] },
   signature: ['First Name', 'Last Name', 'Company', 'Position', 'Connected On'],
   notesBeforeHeader: true,
   fields: {

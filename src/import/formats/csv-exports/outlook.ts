@@ -11,6 +11,7 @@ const NO_DATE = ['0/0/00'];
  */
 export const OUTLOOK_CONTACTS: CsvExportFormat = {
   name: 'Outlook CSV',
+  origin: { source: 'outlook', matchOn: [] },
   signature: ['First Name', 'Last Name', 'E-mail Address', 'Job Title'],
   fields: {
     name: [{ join: ['Title', 'First Name', 'Middle Name', 'Last Name', 'Suffix'], with: ' ' }, { first: ['Nickname'] }],
