@@ -135,7 +135,7 @@ export interface AdminConfig {
   readonly bodyLimitMb: number;
   /**
    * ADMIN_IMPORT_MAX_RECORDS (default 500,000): the most records one contacts import takes. An import's memory does not
-   * grow with its records, its time does: 300,000 records took 25 to 55 s (SQLite, PostgreSQL) on a loaded 2-core
+   * grow with its records, its time does: 300,000 records took 10 to 55 s (SQLite, PostgreSQL) on a quiet or loaded 2-core
    * machine, so the default stays well within the import's time bound for the default ADMIN_BODY_LIMIT_MB (256 s).
    */
   readonly importMaxRecords: number;
