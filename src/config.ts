@@ -144,8 +144,8 @@ export interface RateLimitConfig {
   /** Requests per API key per minute (default 600); 0 turns rate limiting off. */
   readonly perMinute: number;
   /**
-   * Failed authentications per client address per minute (default 60), across REST, /mcp and CardDAV; past it the
-   * address gets 429 whatever key it sends. 0 turns it off; it holds whatever `perMinute` says.
+   * Failed authentications per client address per minute (default 60), across REST, /mcp, CardDAV and the OAuth
+   * consent page; past it the address gets 429 whatever key it sends. 0 turns it off; it holds whatever `perMinute` says.
    */
   readonly authFailuresPerMinute: number;
   /** redis:// or rediss:// URL shared by every instance; null counts in memory (one instance). */

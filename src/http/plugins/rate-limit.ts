@@ -7,7 +7,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Each API key's limit (RATE_LIMIT_PER_MINUTE): the REST routes spend one unit a request, /mcp one a tool call. */
     rateLimiter: RateLimiter;
-    /** Each client address's failed authentications (AUTH_FAILURES_PER_MINUTE), across REST, /mcp and CardDAV. */
+    /** Each client address's failed authentications (AUTH_FAILURES_PER_MINUTE), across REST, /mcp, CardDAV and the consent page. */
     limitAuthFailures: LimitAuthFailures;
   }
 }
