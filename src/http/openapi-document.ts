@@ -71,7 +71,8 @@ export type OpenApiDocument = { paths?: Record<string, Record<string, Operation>
 /**
  * What route schemas cannot say in @fastify/swagger's terms: public operations have no security, a header marked
  * `required` in its schema is required, error bodies refer to the one Error schema, a HEAD answer has no body, without
- * a key's rate limit the rate-limit headers do not exist, and without any limit neither does 429. The admin API's document is completed the same way.
+ * a key's rate limit the rate-limit headers do not exist, and without any limit neither does 429. The admin API's
+ * document is completed the same way.
  */
 export function completeDocument(
   document: OpenApiDocument,
