@@ -22,7 +22,10 @@ export interface Config {
   readonly apiKeyPrefix: string;
   /** LOG_LEVEL (default info): fatal, error, warn, info, debug, trace or silent. */
   readonly logLevel: string;
-  /** Rate limits: RATE_LIMIT_PER_MINUTE, OAUTH_REGISTRATIONS_PER_MINUTE, OAUTH_AUTHORIZATIONS_PER_MINUTE, REDIS_URL, RATE_LIMIT_REDIS_PREFIX. */
+  /**
+   * Rate limits: RATE_LIMIT_PER_MINUTE, AUTH_FAILURES_PER_MINUTE, OAUTH_REGISTRATIONS_PER_MINUTE,
+   * OAUTH_AUTHORIZATIONS_PER_MINUTE, REDIS_URL, RATE_LIMIT_REDIS_PREFIX.
+   */
   readonly rateLimit: RateLimitConfig;
   /** Where GET /metrics is served: METRICS_PORT and METRICS_HOST, or METRICS_TOKEN; neither → not served. */
   readonly metrics: MetricsConfig;
@@ -154,6 +157,11 @@ export interface OpenApiConfig {
 export interface RateLimitConfig {
   /** Requests per API key per minute (default 600); 0 turns rate limiting off. */
   readonly perMinute: number;
+  /**
+   * Failed authentications per client address per minute (default 60), across REST, /mcp, CardDAV and the OAuth
+   * consent page; past it the address gets 429 whatever key it sends. 0 turns it off; it holds whatever `perMinute` says.
+   */
+  readonly authFailuresPerMinute: number;
   /** redis:// or rediss:// URL shared by every instance; null counts in memory (one instance). */
   readonly redisUrl: string | null;
   /** Prefix of the Redis keys (default `contacts-api:rate-limit:`), so deployments can share a Redis. */
@@ -177,6 +185,7 @@ export interface MetricsConfig {
 export type TrustProxy = boolean | readonly string[];
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 60;
 export const DEFAULT_OAUTH_REGISTRATIONS_PER_MINUTE = 20;
 export const DEFAULT_OAUTH_AUTHORIZATIONS_PER_MINUTE = 60;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
@@ -224,6 +233,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, listen: { host?
     logLevel: read('LOG_LEVEL', () => parseLogLevel(env.LOG_LEVEL)),
     rateLimit: Object.freeze({
       perMinute: read('RATE_LIMIT_PER_MINUTE', () => parseInteger(env.RATE_LIMIT_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE, 0, 1_000_000)),
+      authFailuresPerMinute: read('AUTH_FAILURES_PER_MINUTE', () =>
+        parseInteger(env.AUTH_FAILURES_PER_MINUTE, DEFAULT_AUTH_FAILURES_PER_MINUTE, 0, 1_000_000),
+      ),
       redisUrl: read('REDIS_URL', () => parseRedisUrl(env.REDIS_URL)),
       redisPrefix: read('RATE_LIMIT_REDIS_PREFIX', () => parseRedisPrefix(env.RATE_LIMIT_REDIS_PREFIX)),
       oauthRegistrationsPerMinute: read('OAUTH_REGISTRATIONS_PER_MINUTE', () =>

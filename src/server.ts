@@ -144,15 +144,16 @@ export async function startServer(
     const metricsSource = options.worker?.shareMetrics(metrics.registry);
     const {
       perMinute,
+      authFailuresPerMinute,
       oauthRegistrationsPerMinute: registrationsPerMinute,
       oauthAuthorizationsPerMinute: authorizationsPerMinute,
     } = config.rateLimit;
-    if (Math.max(perMinute, registrationsPerMinute, authorizationsPerMinute) > 0) {
+    if (Math.max(perMinute, authFailuresPerMinute, registrationsPerMinute, authorizationsPerMinute) > 0) {
       counter =
         options.worker && config.rateLimit.redisUrl === null ? options.worker.createCounter() : await openRequestCounter(config.rateLimit);
       logger.info(
-        { perMinute, registrationsPerMinute, authorizationsPerMinute, counter: counter.kind },
-        'rate limits per API key and OAuth client address',
+        { perMinute, authFailuresPerMinute, registrationsPerMinute, authorizationsPerMinute, counter: counter.kind },
+        'rate limits per API key and client address',
       );
     }
     const app = await buildApp({ config, store, authenticator, logger, metrics, metricsSource, requestCounter: counter });

@@ -55,6 +55,9 @@ export function adminOpenApiOptions(settings: { apiKeyPrefix: string }): Swagger
       ],
     },
     transformObject: (made) =>
-      completeDocument((made as { openapiObject: OpenApiDocument }).openapiObject, { rateLimited: false }) as object,
+      completeDocument((made as { openapiObject: OpenApiDocument }).openapiObject, {
+        rateLimited: false,
+        authFailuresLimited: false,
+      }) as object,
   };
 }

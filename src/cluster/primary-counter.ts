@@ -7,6 +7,7 @@ export function createPrimaryCounter(): RequestCounter {
   return {
     kind: 'memory',
     hit: (key) => askPrimary<WindowHit>({ kind: 'rate-limit-hit', key }),
+    peek: (key) => askPrimary<WindowHit>({ kind: 'rate-limit-peek', key }),
     close: async () => undefined,
   };
 }

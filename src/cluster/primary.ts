@@ -42,9 +42,10 @@ export async function runPrimary(config: Config, workers: number, logger: Logger
   const counter = createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS });
   const aggregator = new AggregatorRegistry();
   const metrics = { contentType: aggregator.contentType, metrics: () => aggregator.clusterMetrics() };
-  answerWorkers(async (request): Promise<WindowHit | string> =>
-    request.kind === 'metrics' ? metrics.metrics() : counter.hit(request.key),
-  );
+  answerWorkers(async (request): Promise<WindowHit | string> => {
+    if (request.kind === 'metrics') return metrics.metrics();
+    return request.kind === 'rate-limit-hit' ? counter.hit(request.key) : counter.peek(request.key);
+  });
   const metricsListener =
     config.metrics.port === null ? null : await listenForMetrics(metrics, { host: config.metrics.host, port: config.metrics.port });
   if (metricsListener) announce(`Prometheus metrics on ${metricsListener.url}`);

@@ -1,5 +1,7 @@
 /** What a request (or a tool call) over its key's limit is told. */
 export const RATE_LIMIT_EXCEEDED_MESSAGE = 'Rate limit exceeded';
+/** What a client address past its limit of failed authentications is told, whatever credentials it sends. */
+export const AUTH_FAILURES_EXCEEDED_MESSAGE = 'Too many failed authentications';
 
 /** Every limit counts requests per key in windows of one minute. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;

@@ -78,6 +78,7 @@ export interface AppDependencies {
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, store, authenticator } = deps;
   const { requestTimeoutMs } = config;
+  const { perMinute, authFailuresPerMinute } = config.rateLimit;
   const app = Fastify({
     ...jsonServerOptions({ logger: deps.logger, requestTimeoutMs }),
     trustProxy: toFastifyTrustProxy(config.trustProxy),
@@ -95,12 +96,18 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(compression);
   await app.register(
     swagger,
-    openApiOptions({ apiKeyPrefix: config.apiKeyPrefix, ...config.openApi, rateLimited: config.rateLimit.perMinute > 0 }),
+    openApiOptions({
+      apiKeyPrefix: config.apiKeyPrefix,
+      ...config.openApi,
+      rateLimited: perMinute > 0,
+      authFailuresLimited: authFailuresPerMinute > 0,
+    }),
   );
-  await app.register(rateLimit, { perMinute: config.rateLimit.perMinute, counter: deps.requestCounter });
+  await app.register(rateLimit, { perMinute, authFailuresPerMinute, counter: deps.requestCounter });
 
   const serviceKey = serviceKeyFrom(store.oauth);
-  await registerAuthorizedRoutes(app, { authenticator, rateLimiter: app.rateLimiter }, (api) => {
+  const { rateLimiter, limitAuthFailures } = app;
+  await registerAuthorizedRoutes(app, { authenticator, rateLimiter, limitAuthFailures }, (api) => {
     registerContactRoutes(api, { contacts: store.contacts, serviceKey });
     registerChangeRoutes(api, { contacts: store.contacts, retentionMs: config.changesRetentionDays * DAY_MS, serviceKey });
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { CONTACTS_READ } from '../domain/scopes.js';
+import type { LimitAuthFailures } from './auth-failure-limit.js';
 import type { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -13,12 +14,14 @@ declare module 'fastify' {
 export interface AuthorizationDependencies {
   authenticator: Pick<Authenticator, 'authenticate'>;
   rateLimiter: RateLimiter;
+  limitAuthFailures: LimitAuthFailures;
 }
 
 /**
- * Registers routes in a subtree whose one onRequest hook authenticates the Bearer key for `contacts:read`, then counts
- * the request against the key's rate limit (so 401 and 403 never spend quota), and sets `request.principal`. It runs
- * before any body is read. Every route that reads contacts is registered here, so none can forget the check.
+ * Registers routes in a subtree whose one onRequest hook authenticates the Bearer key for `contacts:read` (unless the
+ * client address is over its limit of failed authentications), then counts the request against the key's rate limit (so
+ * 401 and 403 never spend quota), and sets `request.principal`. It runs before any body is read. Every route that reads
+ * contacts is registered here, so none can forget the check.
  */
 export async function registerAuthorizedRoutes(
   app: FastifyInstance,
@@ -28,7 +31,9 @@ export async function registerAuthorizedRoutes(
   await app.register(async (api) => {
     api.decorateRequest('principal', null);
     api.addHook('onRequest', async (request, reply) => {
-      const principal = await deps.authenticator.authenticate(request.headers.authorization, CONTACTS_READ);
+      const principal = await deps.limitAuthFailures(request, () =>
+        deps.authenticator.authenticate(request.headers.authorization, CONTACTS_READ),
+      );
       request.principal = principal;
       await deps.rateLimiter.enforce(principal.keyId, reply);
     });

@@ -10,6 +10,7 @@ export interface Metrics {
   readonly httpDuration: Histogram<(typeof HTTP_LABELS)[number]>;
   readonly authFailures: Counter<'reason'>;
   readonly rateLimited: Counter;
+  readonly authFailureLimited: Counter;
   readonly rateLimitFailOpen: Counter;
   readonly webhooks: WebhookMetrics;
 }
@@ -94,6 +95,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     rateLimited: new Counter({
       name: 'contacts_api_rate_limited_requests_total',
       help: 'Requests refused with 429 because their key exceeded its rate limit.',
+      registers,
+    }),
+    authFailureLimited: new Counter({
+      name: 'contacts_api_auth_failure_limited_requests_total',
+      help: 'Requests refused with 429 because their client address failed authentication AUTH_FAILURES_PER_MINUTE times this minute.',
       registers,
     }),
     rateLimitFailOpen: new Counter({

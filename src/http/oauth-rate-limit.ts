@@ -1,7 +1,7 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import ipaddr from 'ipaddr.js';
 import { OAUTH_ROUTES } from '../oauth/authorization-server.js';
 import type { RequestCounter } from '../rate-limit/request-counter.js';
+import { clientAddressKey } from './client-address.js';
 import type { Metrics } from './metrics.js';
 import { createRateLimiter, noRateLimiter, type RateLimiter } from './rate-limit.js';
 
@@ -43,12 +43,4 @@ function limitedEndpointOf(request: FastifyRequest): LimitedEndpoint | null {
   if (path === OAUTH_ROUTES.registration) return request.method === 'POST' ? 'registration' : null;
   if (path === OAUTH_ROUTES.authorization || path === OAUTH_ROUTES.pushed_authorization_request) return 'authorization';
   return null;
-}
-
-/** An IPv4 address, or an IPv6 address's /64: one host usually holds a whole /64, and would otherwise have 2^64 limits. */
-function clientAddressKey(ip: string): string {
-  if (!ipaddr.isValid(ip)) return ip;
-  const address = ipaddr.process(ip);
-  if (address.kind() === 'ipv4') return address.toString();
-  return `${address.toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
 }

@@ -6,8 +6,10 @@ import { RATE_LIMIT_HEADERS } from './schemas/rate-limit-headers.js';
 
 export interface OpenApiSettings extends OpenApiConfig {
   apiKeyPrefix: string;
-  /** Whether requests are counted against a rate limit: without one, no 429 and no rate-limit header is ever sent. */
+  /** Whether requests are counted against a key's rate limit: without one, no rate-limit header is ever sent. */
   rateLimited: boolean;
+  /** Whether failed authentications are limited per client address: without this nor a key's limit, no 429 is sent. */
+  authFailuresLimited: boolean;
 }
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
@@ -68,10 +70,14 @@ export type OpenApiDocument = { paths?: Record<string, Record<string, Operation>
 
 /**
  * What route schemas cannot say in @fastify/swagger's terms: public operations have no security, a header marked
- * `required` in its schema is required, error bodies refer to the one Error schema, a HEAD answer has no body, and
- * without a rate limit neither 429 nor the rate-limit headers exist. The admin API's document is completed the same way.
+ * `required` in its schema is required, error bodies refer to the one Error schema, a HEAD answer has no body, without
+ * a key's rate limit the rate-limit headers do not exist, and without any limit neither does 429. The admin API's
+ * document is completed the same way.
  */
-export function completeDocument(document: OpenApiDocument, settings: Pick<OpenApiSettings, 'rateLimited'>): OpenApiDocument {
+export function completeDocument(
+  document: OpenApiDocument,
+  settings: Pick<OpenApiSettings, 'rateLimited' | 'authFailuresLimited'>,
+): OpenApiDocument {
   for (const operations of Object.values(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(operations)) {
       operation.security ??= [];
@@ -79,7 +85,7 @@ export function completeDocument(document: OpenApiDocument, settings: Pick<OpenA
         operation.summary = `${operation.summary} (HEAD: headers only)`;
         operation.description = `The same answer as \`GET\` without its body: the status and headers, such as \`ETag\`.`;
       }
-      if (!settings.rateLimited) delete operation.responses['429'];
+      if (!settings.rateLimited && !settings.authFailuresLimited) delete operation.responses['429'];
       for (const response of Object.values(operation.responses)) {
         if (method === 'head') delete response.content;
         const json = response.content?.['application/json'];

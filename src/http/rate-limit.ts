@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { decide, RATE_LIMIT_WINDOW_MS, type RateLimitDecision } from '../domain/rate-limit.js';
+import { decide, RATE_LIMIT_WINDOW_MS, type RateLimitDecision, type WindowHit } from '../domain/rate-limit.js';
 import type { RequestCounter } from '../rate-limit/request-counter.js';
 import { ThrottledWarning } from '../throttled-warning.js';
 import { PublicError } from '../domain/errors.js';
@@ -23,10 +23,13 @@ export type RateLimitVerdict =
 /** Counts one more request against a key and returns the verdict without throwing: a refusal is the caller's to report. */
 export type CountRequest = (keyId: string, log: FastifyBaseLogger) => Promise<RateLimitVerdict>;
 
-/** One limit, two ways to apply it: a route refuses the request, the MCP endpoint refuses one tool call of a batch. */
+/** One limit, three ways to apply it: a route refuses the request, the MCP endpoint refuses one tool call of a batch, and
+ * `check` tells whether one more would be allowed without counting it (the failed-authentication limit's look before a key
+ * is read). */
 export interface RateLimiter {
   enforce: EnforceRateLimit;
   count: CountRequest;
+  check: CountRequest;
 }
 
 export interface RateLimitOptions {
@@ -43,6 +46,7 @@ export interface RateLimitOptions {
 export const noRateLimiter: RateLimiter = {
   enforce: async () => undefined,
   count: async () => ({ allowed: true, headers: {} }),
+  check: async () => ({ allowed: true, headers: {} }),
 };
 
 /**
@@ -57,10 +61,10 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
   const policy = `"${name}";q=${limit};w=${windowSeconds}`;
   const failOpenWarning = new ThrottledWarning(FAIL_OPEN_WARNING_INTERVAL_MS, now);
 
-  const count: CountRequest = async (keyId, log) => {
+  const verdictOf = async (read: () => Promise<WindowHit>, log: FastifyBaseLogger): Promise<RateLimitVerdict> => {
     let decision: RateLimitDecision;
     try {
-      decision = decide(limit, await counter.hit(keyId));
+      decision = decide(limit, await read());
     } catch (error) {
       metrics.rateLimitFailOpen.inc();
       const failuresNotLogged = failOpenWarning.occurred();
@@ -76,6 +80,13 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
     const headers = rateLimitHeaders(name, policy, decision);
     return decision.allowed ? { allowed: true, headers } : { allowed: false, headers, retryAfterSeconds: decision.resetSeconds };
   };
+  const count: CountRequest = (keyId, log) => verdictOf(() => counter.hit(keyId), log);
+  // As if one more were counted: allowed while the window has room for it.
+  const check: CountRequest = (keyId, log) =>
+    verdictOf(async () => {
+      const { count: counted, resetInMs } = await counter.peek(keyId);
+      return { count: counted + 1, resetInMs };
+    }, log);
 
   const enforce: EnforceRateLimit = async (keyId, reply) => {
     const verdict = await count(keyId, reply.log);
@@ -86,7 +97,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
     }
   };
 
-  return { enforce, count };
+  return { enforce, count, check };
 }
 
 /** The IETF headers (draft-ietf-httpapi-ratelimit-headers) and the legacy X-RateLimit-* trio. */

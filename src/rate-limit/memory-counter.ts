@@ -20,6 +20,13 @@ export function createMemoryCounter(options: { windowMs: number; now?: () => num
       windows.set(key, window);
       return { count: window.count, resetInMs: window.endsAt - at };
     },
+    async peek(key) {
+      const at = now();
+      const window = windows.get(key);
+      return window === undefined || window.endsAt <= at
+        ? { count: 0, resetInMs: 0 }
+        : { count: window.count, resetInMs: window.endsAt - at };
+    },
     async close() {
       windows.clear();
     },

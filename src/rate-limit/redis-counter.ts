@@ -20,7 +20,16 @@ end
 return {count, ttl}
 `;
 
-type CountingRedis = Redis & { countRequest(key: string, windowMs: number): Promise<[number, number]> };
+/** A window's count and time left, in one round trip; a key that does not exist reads as 0 (and PTTL -2). */
+const PEEK_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+return {count, redis.call('PTTL', KEYS[1])}
+`;
+
+type CountingRedis = Redis & {
+  countRequest(key: string, windowMs: number): Promise<[number, number]>;
+  peekCount(key: string): Promise<[number, number]>;
+};
 
 /**
  * Counts in Redis, shared by every instance that uses the same URL and prefix. Resolves once the first
@@ -37,6 +46,7 @@ export async function connectRedisCounter(options: { url: string; prefix: string
     maxRetriesPerRequest: 0,
   }) as CountingRedis;
   redis.defineCommand('countRequest', { numberOfKeys: 1, lua: COUNT_REQUEST_SCRIPT });
+  redis.defineCommand('peekCount', { numberOfKeys: 1, lua: PEEK_SCRIPT });
   // Failed hits are reported by the limiter; this listener only keeps a lost connection from
   // becoming an unhandled 'error' event. ioredis reconnects on its own.
   redis.on('error', () => undefined);
@@ -53,6 +63,10 @@ export async function connectRedisCounter(options: { url: string; prefix: string
     async hit(key): Promise<WindowHit> {
       const [count, resetInMs] = await redis.countRequest(`${options.prefix}${key}`, options.windowMs);
       return { count, resetInMs };
+    },
+    async peek(key): Promise<WindowHit> {
+      const [count, resetInMs] = await redis.peekCount(`${options.prefix}${key}`);
+      return { count, resetInMs: Math.max(0, resetInMs) };
     },
     async close() {
       redis.disconnect();

@@ -8,5 +8,7 @@ export interface RequestCounter {
   readonly kind: 'memory' | 'redis';
   /** Counts one request for `key` and reports its window's count and time left. */
   hit(key: string): Promise<WindowHit>;
+  /** Reports `key`'s running window without counting anything: a count of 0 when none runs. */
+  peek(key: string): Promise<WindowHit>;
   close(): Promise<void>;
 }

@@ -28,6 +28,7 @@ const PARSED_DEFAULTS: Record<string, (config: Config) => unknown> = {
   MAX_INFLIGHT_REQUESTS: (config) => config.maxInflightRequests,
   WRITE_STALL_TIMEOUT_MS: (config) => config.writeStallTimeoutMs,
   WRITE_BACKLOG_MAX_KB: (config) => config.writeBacklogMaxKb,
+  AUTH_FAILURES_PER_MINUTE: (config) => config.rateLimit.authFailuresPerMinute,
   OAUTH_REGISTRATIONS_PER_MINUTE: (config) => config.rateLimit.oauthRegistrationsPerMinute,
   OAUTH_AUTHORIZATIONS_PER_MINUTE: (config) => config.rateLimit.oauthAuthorizationsPerMinute,
   REDIS_URL: (config) => config.rateLimit.redisUrl,

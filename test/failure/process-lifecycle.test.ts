@@ -264,6 +264,7 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     }
   });
 
+  // Its two waits take up to 50 s between them on a loaded machine (the backoff alone is several seconds): its own bound.
   it('restarts a worker that cannot start with backoff, logs it, and comes back once it can', async () => {
     // The database's folder goes away (an unmounted volume): a new worker cannot open the database, and exits.
     const away = `${dirname(database.databaseUrl.slice('file:'.length))}.away`;
@@ -308,7 +309,7 @@ describe('serve with workers: stopping, whatever stdout and the workers do', () 
     started.push(processTree(server.child.pid!));
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
-  });
+  }, 60_000);
 });
 
 const postgresAdminUrl = inject('postgresAdminUrl');

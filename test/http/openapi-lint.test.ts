@@ -62,7 +62,7 @@ async function report(command: string, args: string[]): Promise<string> {
 
 const DEPLOYMENTS: Record<string, TestAppOptions> = {
   'the default (rate-limited, servers `/`)': {
-    config: { rateLimit: { perMinute: 600 } },
+    config: { rateLimit: { perMinute: 600, authFailuresPerMinute: 60 } },
     requestCounter: createMemoryCounter({ windowMs: 60_000 }),
   },
   'no rate limit, a public URL and a contact': {

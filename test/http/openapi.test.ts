@@ -35,7 +35,7 @@ describe('GET /api/v1/openapi.json', () => {
     ]);
     // As deployed by default: with a rate limit.
     app = await buildTestApp(database.store, {
-      config: { rateLimit: { perMinute: 600 } },
+      config: { rateLimit: { perMinute: 600, authFailuresPerMinute: 60 } },
       requestCounter: createMemoryCounter({ windowMs: 60_000 }),
     });
     const response = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
@@ -153,6 +153,10 @@ describe('GET /api/v1/openapi.json', () => {
   it('declares 429 and the rate-limit headers only where requests are counted against a rate limit', async () => {
     const responses = document.paths['/api/v1/contacts'].get.responses;
     expect(responses['429'].description).toMatch(/Rate limit exceeded/);
+    expect(responses['429'].description).toMatch(/Too many failed authentications/);
+    // An address past its failed authentications is refused before any key is counted.
+    expect(responses['429'].headers['Retry-After'].required).toBe(true);
+    expect(responses['429'].headers['RateLimit-Policy'].required).toBeUndefined();
     for (const status of ['200', '304', '429']) {
       expect(Object.keys(responses[status].headers)).toEqual(
         expect.arrayContaining(['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
@@ -167,6 +171,18 @@ describe('GET /api/v1/openapi.json', () => {
       expect(Object.keys(unlimitedResponses['200'].headers)).not.toContain('RateLimit-Policy');
     } finally {
       await unlimited.close();
+    }
+    const addressOnly = await buildTestApp(database.store, {
+      config: { rateLimit: { authFailuresPerMinute: 60 } },
+      requestCounter: createMemoryCounter({ windowMs: 60_000 }),
+    });
+    try {
+      const served = (await addressOnly.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+      const addressOnlyResponses = served.paths['/api/v1/contacts'].get.responses;
+      expect(Object.keys(addressOnlyResponses['429'].headers).sort()).toEqual(['Cache-Control', 'Retry-After']);
+      expect(Object.keys(addressOnlyResponses['200'].headers)).not.toContain('RateLimit-Policy');
+    } finally {
+      await addressOnly.close();
     }
   });
 

@@ -23,6 +23,7 @@ function testCounter() {
       counted.push(key);
       return memory.hit(key);
     },
+    peek: (key) => memory.peek(key),
     close: () => memory.close(),
   };
   return { clock, counter, counted };

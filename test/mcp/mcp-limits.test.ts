@@ -192,6 +192,9 @@ describeEachBackend('MCP limits', (db) => {
             hits += 1;
             throw new Error('redis down');
           },
+          peek: async () => {
+            throw new Error('redis down');
+          },
           close: async () => undefined,
         },
       });

@@ -417,6 +417,33 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
     });
   });
 
+  describe('the consent page’s keys, counted against the address', () => {
+    it('past AUTH_FAILURES_PER_MINUTE wrong keys, the page answers 429 with Retry-After, a right key too', async () => {
+      // The helpers above drive `app`: for this test, an app whose limit is on (the shared one counts nothing).
+      const shared = app;
+      app = await buildTestApp(db().store, {
+        config: { oauth: oauthConfig(), rateLimit: { authFailuresPerMinute: 2 } },
+        requestCounter: createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS }),
+      });
+      try {
+        const { url, cookie, csrf } = await consentPage();
+        const post = (key: string) =>
+          app.inject({ method: 'POST', url, headers: { cookie }, payload: { csrf: csrf!, api_key: key, decision: 'approve' } });
+        expect((await post('cnt_live_x')).statusCode).toBe(401);
+        expect((await post('cnt_live_y')).statusCode).toBe(401);
+        const refused = await post(apiKey);
+        expect(refused.statusCode).toBe(429);
+        expect(refused.headers['retry-after']).toBe('60');
+        expect(refused.body).toContain('<p class="error" role="alert" id="key-error">Too many failed authentications</p>');
+        // The same address at the API's doors.
+        expect((await listContacts(app, apiKey)).statusCode).toBe(429);
+      } finally {
+        await app.close();
+        app = shared;
+      }
+    });
+  });
+
   describe('tokens', () => {
     it('codes live 60 s and are stored hashed; tokens are opaque, stored hashed, and never in a stored payload', async () => {
       const { query, verifier } = await approve();

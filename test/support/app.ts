@@ -20,7 +20,7 @@ export interface TestAppOptions extends Partial<Omit<AppDependencies, 'store' | 
 /** The configuration's defaults (an empty environment), with the tests' key prefix and no rate limit. */
 const TEST_CONFIG: AppConfig = (() => {
   const defaults = loadConfig({});
-  const noLimits = { perMinute: 0, oauthRegistrationsPerMinute: 0, oauthAuthorizationsPerMinute: 0 };
+  const noLimits = { perMinute: 0, authFailuresPerMinute: 0, oauthRegistrationsPerMinute: 0, oauthAuthorizationsPerMinute: 0 };
   return { ...defaults, apiKeyPrefix: TEST_KEY_PREFIX, rateLimit: { ...defaults.rateLimit, ...noLimits } };
 })();
 

@@ -23,6 +23,7 @@ describe('loadConfig defaults', () => {
       logLevel: 'info',
       rateLimit: {
         perMinute: 600,
+        authFailuresPerMinute: 60,
         redisUrl: null,
         redisPrefix: 'contacts-api:rate-limit:',
         oauthRegistrationsPerMinute: 20,
@@ -84,6 +85,20 @@ describe('loadConfig HOST', () => {
   it('reads HOST, trimmed', () => {
     expect(loadConfig({ HOST: ' 0.0.0.0 ' }).host).toBe('0.0.0.0');
     expect(loadConfig({ HOST: '::' }).host).toBe('::');
+  });
+});
+
+describe('loadConfig AUTH_FAILURES_PER_MINUTE', () => {
+  it('reads failed authentications per client address per minute, 0 for none, whatever RATE_LIMIT_PER_MINUTE says', () => {
+    expect(loadConfig({ AUTH_FAILURES_PER_MINUTE: '10', RATE_LIMIT_PER_MINUTE: '0' }).rateLimit).toMatchObject({
+      perMinute: 0,
+      authFailuresPerMinute: 10,
+    });
+    expect(loadConfig({ AUTH_FAILURES_PER_MINUTE: '0' }).rateLimit).toMatchObject({ perMinute: 600, authFailuresPerMinute: 0 });
+  });
+
+  it.each(['-1', 'ten', '1.5', '1000001'])('stops at %j, naming the variable', (value) => {
+    expect(() => loadConfig({ AUTH_FAILURES_PER_MINUTE: value })).toThrow(/^AUTH_FAILURES_PER_MINUTE must be an integer from 0 to 1000000/);
   });
 });
 

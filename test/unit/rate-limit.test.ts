@@ -1,5 +1,8 @@
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { countRequest, decide, RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
+import { createMetrics } from '../../src/http/metrics.js';
+import { createRateLimiter } from '../../src/http/rate-limit.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 
 describe('countRequest: fixed windows that open at a key’s first request', () => {
@@ -45,5 +48,33 @@ describe('createMemoryCounter', () => {
     now = 60_000;
     expect(await counter.hit('a')).toEqual({ count: 1, resetInMs: 60_000 });
     expect(await counter.hit('b')).toEqual({ count: 2, resetInMs: 10_000 });
+  });
+
+  it('peeks at a key’s running window without counting, and reads an ended or unknown one as 0', async () => {
+    let now = 0;
+    const counter = createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS, now: () => now });
+    expect(await counter.peek('a')).toEqual({ count: 0, resetInMs: 0 });
+    await counter.hit('a');
+    now = 15_000;
+    expect(await counter.peek('a')).toEqual({ count: 1, resetInMs: 45_000 });
+    expect(await counter.peek('a')).toEqual({ count: 1, resetInMs: 45_000 });
+    now = 60_000;
+    expect(await counter.peek('a')).toEqual({ count: 0, resetInMs: 0 });
+  });
+});
+
+describe('createRateLimiter check: whether one more would pass, counting nothing', () => {
+  it('allows while the window has room for one more, then refuses with the time left', async () => {
+    let now = 0;
+    const counter = createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS, now: () => now });
+    const limiter = createRateLimiter({ perMinute: 2, counter, metrics: createMetrics(), now: () => now });
+    const log = pino({ enabled: false });
+    expect(await limiter.check('k', log)).toMatchObject({ allowed: true });
+    await limiter.count('k', log);
+    expect(await limiter.check('k', log)).toMatchObject({ allowed: true });
+    await limiter.count('k', log);
+    now = 20_000;
+    expect(await limiter.check('k', log)).toMatchObject({ allowed: false, retryAfterSeconds: 40 });
+    expect(await counter.peek('k')).toEqual({ count: 2, resetInMs: 40_000 });
   });
 });

@@ -361,19 +361,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key made more requests this minute than its rate limit allows: `Rate limit exceeded`. Retry after `Retry-After` seconds. Requests refused with 401 or 403 do not count. */
+            /** @description The key made more requests this minute than its rate limit allows: `Rate limit exceeded`, with the rate-limit headers; requests refused with 401 or 403 do not count. Or this client address sent credentials that failed (401) more times this minute than the service allows: `Too many failed authentications`, without them; every request from the address is then refused before its key is read, a valid one too, until the window resets. Retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds to wait before the key’s window resets. */
+                    /** @description Seconds to wait before the window (the key’s, or the address’s) resets. */
                     "Retry-After": number;
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
-                    "RateLimit-Policy": string;
+                    "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
                     RateLimit?: string;
                     /** @description Legacy form: requests allowed per window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit"?: number;
                     /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
@@ -563,19 +563,19 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The key made more requests this minute than its rate limit allows: `Rate limit exceeded`. Retry after `Retry-After` seconds. Requests refused with 401 or 403 do not count. */
+            /** @description The key made more requests this minute than its rate limit allows: `Rate limit exceeded`, with the rate-limit headers; requests refused with 401 or 403 do not count. Or this client address sent credentials that failed (401) more times this minute than the service allows: `Too many failed authentications`, without them; every request from the address is then refused before its key is read, a valid one too, until the window resets. Retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds to wait before the key’s window resets. */
+                    /** @description Seconds to wait before the window (the key’s, or the address’s) resets. */
                     "Retry-After": number;
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
-                    "RateLimit-Policy": string;
+                    "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
                     RateLimit?: string;
                     /** @description Legacy form: requests allowed per window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit"?: number;
                     /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
@@ -890,19 +890,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key made more requests this minute than its rate limit allows: `Rate limit exceeded`. Retry after `Retry-After` seconds. Requests refused with 401 or 403 do not count. */
+            /** @description The key made more requests this minute than its rate limit allows: `Rate limit exceeded`, with the rate-limit headers; requests refused with 401 or 403 do not count. Or this client address sent credentials that failed (401) more times this minute than the service allows: `Too many failed authentications`, without them; every request from the address is then refused before its key is read, a valid one too, until the window resets. Retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds to wait before the key’s window resets. */
+                    /** @description Seconds to wait before the window (the key’s, or the address’s) resets. */
                     "Retry-After": number;
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
-                    "RateLimit-Policy": string;
+                    "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
                     RateLimit?: string;
                     /** @description Legacy form: requests allowed per window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit"?: number;
                     /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */
@@ -1111,19 +1111,19 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The key made more requests this minute than its rate limit allows: `Rate limit exceeded`. Retry after `Retry-After` seconds. Requests refused with 401 or 403 do not count. */
+            /** @description The key made more requests this minute than its rate limit allows: `Rate limit exceeded`, with the rate-limit headers; requests refused with 401 or 403 do not count. Or this client address sent credentials that failed (401) more times this minute than the service allows: `Too many failed authentications`, without them; every request from the address is then refused before its key is read, a valid one too, until the window resets. Retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds to wait before the key’s window resets. */
+                    /** @description Seconds to wait before the window (the key’s, or the address’s) resets. */
                     "Retry-After": number;
                     /** @description The key’s quota, per draft-ietf-httpapi-ratelimit-headers: `"default";q=<requests>;w=<window seconds>`. */
-                    "RateLimit-Policy": string;
+                    "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `"default";r=<remaining>;t=<seconds until the window resets>`. Absent while the count is unknown. */
                     RateLimit?: string;
                     /** @description Legacy form: requests allowed per window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit"?: number;
                     /** @description Legacy form: requests left in this window. Absent while the count is unknown. */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Legacy form: seconds until the window resets. Absent while the count is unknown. */

@@ -51,7 +51,8 @@ export default fp<CardDavPluginOptions>(
       for (const url of DAV_PATHS) open.route({ method: 'OPTIONS', url, schema: NOT_IN_OPENAPI, handler: answerOptions });
     });
     const authenticator = basicOrBearer(options.authenticator);
-    await registerAuthorizedRoutes(app, { authenticator, rateLimiter: app.rateLimiter }, (api) => {
+    const { rateLimiter, limitAuthFailures } = app;
+    await registerAuthorizedRoutes(app, { authenticator, rateLimiter, limitAuthFailures }, (api) => {
       api.setErrorHandler(handleDavError);
       acceptAnyBodyAsText(api);
       const routes = (method: string | string[], urls: readonly string[], handler: DavHandler, compress: boolean) => {
@@ -72,7 +73,7 @@ export default fp<CardDavPluginOptions>(
       routes([...WRITE_METHODS], DAV_PATHS, (_deps, request, reply) => refuseWrite(request, reply), false);
     });
   },
-  { name: 'carddav', dependencies: ['rate-limit', 'compression'], decorators: { fastify: ['rateLimiter'] } },
+  { name: 'carddav', dependencies: ['rate-limit', 'compression'], decorators: { fastify: ['rateLimiter', 'limitAuthFailures'] } },
 );
 
 type DavHandler = (deps: CardDavDependencies, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;

@@ -37,8 +37,8 @@ export default fp<McpPluginOptions>(
       authorizationServer: app.authorizationServer,
       users: store.users,
     });
-    const { rateLimiter } = app;
-    await registerAuthorizedRoutes(app, { authenticator, rateLimiter }, (api) => {
+    const { rateLimiter, limitAuthFailures } = app;
+    await registerAuthorizedRoutes(app, { authenticator, rateLimiter, limitAuthFailures }, (api) => {
       registerMcpRoute(api, {
         contacts: store.contacts,
         rateLimiter,
@@ -48,5 +48,9 @@ export default fp<McpPluginOptions>(
       });
     });
   },
-  { name: 'mcp', dependencies: ['oauth', 'rate-limit'], decorators: { fastify: ['authorizationServer', 'rateLimiter'] } },
+  {
+    name: 'mcp',
+    dependencies: ['oauth', 'rate-limit'],
+    decorators: { fastify: ['authorizationServer', 'rateLimiter', 'limitAuthFailures'] },
+  },
 );

@@ -44,7 +44,8 @@ export default fp<OAuthPluginOptions>(
       server,
       keys: authenticator,
       rateLimiters: counter === null ? NO_OAUTH_RATE_LIMITS : createOAuthRateLimiters(options.limits, counter, app.metrics),
+      limitAuthFailures: app.limitAuthFailures,
     });
   },
-  { name: 'oauth', dependencies: ['metrics'], decorators: { fastify: ['metrics'] } },
+  { name: 'oauth', dependencies: ['metrics', 'rate-limit'], decorators: { fastify: ['metrics', 'limitAuthFailures'] } },
 );

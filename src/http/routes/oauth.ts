@@ -2,12 +2,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InteractionResults } from 'oidc-provider';
 import type { Authenticator } from '../../auth/authenticator.js';
 import { AuthError } from '../../auth/authenticator.js';
+import { PublicError } from '../../domain/errors.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
 import { MCP_PATH } from '../../mcp/endpoint.js';
 import { OAUTH_ROUTES, seenAtIssuer, type EmbeddedAuthorizationServer } from '../../oauth/authorization-server.js';
 import { consentContentSecurityPolicy, renderConsentPage, renderOAuthErrorPage } from '../../oauth/consent-page.js';
 import { PROTECTED_RESOURCE_METADATA_PATH } from '../../oauth/mcp-authenticator.js';
 import { mcpResourceOf, type OAuthConfig } from '../../oauth/oauth-config.js';
+import type { LimitAuthFailures } from '../auth-failure-limit.js';
 import { handOverResponse } from '../hand-over.js';
 import { limitOAuthRequests, type OAuthRateLimiters } from '../oauth-rate-limit.js';
 
@@ -23,6 +25,8 @@ export interface OAuthRouteDependencies {
   keys: Authenticator;
   /** Registrations and authorization requests per client address. */
   rateLimiters: OAuthRateLimiters;
+  /** Failed authentications per client address: the consent form takes an API key as the API's doors do. */
+  limitAuthFailures: LimitAuthFailures;
 }
 
 /**
@@ -91,11 +95,16 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRoute
       }
       let keyId: string;
       try {
-        ({ keyId } = await deps.keys.authenticate(`Bearer ${(form.api_key ?? '').trim()}`, CONTACTS_READ));
+        ({ keyId } = await deps.limitAuthFailures(request, () =>
+          deps.keys.authenticate(`Bearer ${(form.api_key ?? '').trim()}`, CONTACTS_READ),
+        ));
       } catch (error) {
-        if (!(error instanceof AuthError)) throw error;
+        // A key refused, or an address over its failed authentications (429): said on the page, which is for a person.
+        if (!(error instanceof AuthError || (error instanceof PublicError && error.status === 429))) throw error;
         const view = await consentView(request, reply, error.message);
-        if (view !== null) sendPage(reply, error.status, renderConsentPage(config.consent, view));
+        if (view === null) return;
+        if (!(error instanceof AuthError)) reply.headers(error.headers);
+        sendPage(reply, error.status, renderConsentPage(config.consent, view));
         return;
       }
       const grantId = await authorization.approve(details, keyId);

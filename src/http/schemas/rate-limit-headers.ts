@@ -24,11 +24,18 @@ export const RATE_LIMIT_HEADERS: Record<string, ResponseHeader> = {
   'X-RateLimit-Reset': { description: 'Legacy form: seconds until the window resets. Absent while the count is unknown.', type: 'integer' },
 };
 
-/** The same headers where some answers under one status come before the count (a 400 for a missing Host does). */
+/**
+ * The same headers where some answers under one status come before the count (a 400 for a missing Host does; a 429 for
+ * an address over its limit of failed authentications does).
+ */
 export const SOMETIMES_RATE_LIMIT_HEADERS: Record<string, ResponseHeader> = Object.fromEntries(
   Object.entries(RATE_LIMIT_HEADERS).map(([name, { required: _required, ...header }]) => [name, header]),
 );
 
 export const RETRY_AFTER_HEADER: Record<string, ResponseHeader> = {
-  'Retry-After': { description: 'Seconds to wait before the key’s window resets.', type: 'integer', required: true },
+  'Retry-After': {
+    description: 'Seconds to wait before the window (the key’s, or the address’s) resets.',
+    type: 'integer',
+    required: true,
+  },
 };
