@@ -41,7 +41,7 @@ export interface AdminAppConfig extends Pick<
   'apiKeyPrefix' | 'requestTimeoutMs' | 'bodyReadTimeoutMs' | 'maxInflightRequests' | 'hstsMaxAgeSeconds' | 'changesRetentionDays'
 > {
   /** ADMIN_TOKEN, which every request must carry, and ADMIN_BODY_LIMIT_MB. */
-  readonly admin: Pick<AdminConfig, 'bodyLimitMb'> & { readonly token: string };
+  readonly admin: Pick<AdminConfig, 'bodyLimitMb' | 'importMaxRecords'> & { readonly token: string };
   /** WEBHOOKS_ALLOW_PRIVATE_URLS. */
   readonly webhooks: Pick<WebhooksConfig, 'allowPrivateUrls'>;
 }
@@ -95,7 +95,11 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
     async (admin) => {
       await admin.register(adminUserRoutes, { store });
       await admin.register(adminKeyRoutes, { store, apiKeyPrefix: config.apiKeyPrefix });
-      await admin.register(adminContactRoutes, { store, bodyLimitBytes: config.admin.bodyLimitMb * 1024 * 1024 });
+      await admin.register(adminContactRoutes, {
+        store,
+        bodyLimitBytes: config.admin.bodyLimitMb * 1024 * 1024,
+        maxRecords: config.admin.importMaxRecords,
+      });
       await admin.register(adminWebhookRoutes, {
         store,
         policy: { allowPrivate: config.webhooks.allowPrivateUrls, retentionMs: config.changesRetentionDays * DAY_MS },

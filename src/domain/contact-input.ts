@@ -128,9 +128,15 @@ export function isEmptyContactInput({ id, values }: ContactInput): boolean {
   );
 }
 
-/** Refuses an import that names the same contact id twice; only one of them could win. */
-export function assertUniqueIds(records: readonly { label: string; contact: ContactInput }[]): void {
-  const seen = new Map<string, string>();
+/**
+ * Refuses an import that names the same contact id twice; only one of them could win. `earlier` holds the ids of the
+ * import's records before these, with the label of each.
+ */
+export function assertUniqueIds(
+  records: readonly { label: string; contact: ContactInput }[],
+  earlier: ReadonlyMap<string, string> = new Map(),
+): void {
+  const seen = new Map(earlier);
   for (const { label, contact } of records) {
     if (contact.id === null) continue;
     const first = seen.get(contact.id);

@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
-import { assertUniqueIds, isEmptyContactInput, normalizeContactInput, type ValidContactInput } from '../domain/contact-input.js';
-import { InputError } from '../domain/errors.js';
+import { isEmptyContactInput, normalizeContactInput, type ValidContactInput } from '../domain/contact-input.js';
+import { InputError, PublicError } from '../domain/errors.js';
+import { IMPORT_LISTED } from '../store/import-batches.js';
 import type { ImportRecord } from '../store/store.js';
 import { readCsvRecords } from './formats/csv.js';
 import { readJsonRecords } from './formats/json.js';
@@ -60,19 +61,38 @@ const READ_PROBLEMS: Record<string, string> = {
   EACCES: 'permission denied',
 };
 
+/** How many records an import holds at once: it reads a batch, writes it, then reads the next. */
+export const IMPORT_BATCH = 1000;
+
+/**
+ * Kinds of data not imported that a read counts, the first ones met: a vCard may name any property, and the count of
+ * kinds must not grow with the text.
+ */
+const NOT_IMPORTED_KINDS = 1000;
+
+/** What reading a text found, whole once its batches have been read to the end. */
+export interface ReadTally {
+  /** The records read (those skipped as empty not included). */
+  records: number;
+  /** Of them, those without an id. */
+  withoutId: number;
+  /** The records that name no contact (an empty row, `{}`), skipped: the first IMPORT_LISTED of their places. */
+  skippedEmpty: { count: number; records: string[] };
+  /** What the text carries that no contact field holds (vCard: `PHOTO`), with how many records carry it. */
+  notImported(): { what: string; records: number }[];
+}
+
+/** A contacts text as it is read: its records in batches, each read when the import asks for it, once. */
 export interface ContactsFile {
-  records: ImportRecord[];
-  /** Where the records are that name no contact (an empty row, `{}`): skipped. */
-  skippedEmpty: string[];
-  /** What the file carries that no contact field holds (vCard: `PHOTO`), with how many records carry it. */
-  notImported: { what: string; records: number }[];
+  batches: AsyncIterable<ImportRecord[]>;
+  tally: ReadTally;
 }
 
 /**
  * Reads a contacts file (format chosen by extension, IMPORT_EXTENSIONS_TEXT) as readContacts does; InputError
  * `cannot read <path>: …` when the file cannot be read.
  */
-export async function readContactsFile(path: string): Promise<ContactsFile> {
+export function readContactsFile(path: string): ContactsFile {
   const format = IMPORT_FORMATS.find(({ extensions }) => extensions.includes(extname(path).toLowerCase()));
   if (format === undefined) {
     throw new InputError(`cannot import ${path}: the file type must be ${IMPORT_EXTENSIONS_TEXT}`);
@@ -82,21 +102,51 @@ export async function readContactsFile(path: string): Promise<ContactsFile> {
 
 /**
  * Reads UTF-8 contacts in the format, chunk by chunk, into validated import records labelled with where each is in the
- * text. Throws InputError naming the place of the first problem (the source, `cannot read <source>: …`, when the bytes
- * are not UTF-8); nothing is imported from a text with one.
+ * text, IMPORT_BATCH at a time, as the batches are asked for. Throws InputError naming the place of the first problem
+ * (the source, `cannot read <source>: …`, when the bytes are not UTF-8), and a 413 past `maxRecords` records: an
+ * import stops there, and imports nothing.
  */
-export async function readContacts(bytes: AsyncIterable<Uint8Array>, format: ImportFormat, source: string): Promise<ContactsFile> {
-  const records: ImportRecord[] = [];
-  const skippedEmpty: string[] = [];
+export function readContacts(
+  bytes: AsyncIterable<Uint8Array>,
+  format: ImportFormat,
+  source: string,
+  { maxRecords = Infinity }: { maxRecords?: number } = {},
+): ContactsFile {
   const notImported = new Map<string, number>();
-  for await (const raw of format.read(utf8Text(bytes, source))) {
-    const contact = normalize(raw);
-    if (isEmptyContactInput(contact)) skippedEmpty.push(raw.label);
-    else records.push(raw.origin === undefined ? { label: raw.label, contact } : { label: raw.label, contact, origin: raw.origin });
-    for (const what of raw.notImported ?? []) notImported.set(what, (notImported.get(what) ?? 0) + 1);
+  const tally: ReadTally = {
+    records: 0,
+    withoutId: 0,
+    skippedEmpty: { count: 0, records: [] },
+    notImported: () => mostFrequentFirst(notImported),
+  };
+  async function* batches(): AsyncGenerator<ImportRecord[]> {
+    let batch: ImportRecord[] = [];
+    for await (const raw of format.read(utf8Text(bytes, source))) {
+      const contact = normalize(raw);
+      if (isEmptyContactInput(contact)) {
+        if (tally.skippedEmpty.count++ < IMPORT_LISTED) tally.skippedEmpty.records.push(raw.label);
+      } else {
+        if (++tally.records > maxRecords) throw new PublicError(413, tooManyRecords(source, maxRecords));
+        if (contact.id === null) tally.withoutId++;
+        batch.push(raw.origin === undefined ? { label: raw.label, contact } : { label: raw.label, contact, origin: raw.origin });
+      }
+      for (const what of raw.notImported ?? []) {
+        const count = notImported.get(what);
+        if (count !== undefined || notImported.size < NOT_IMPORTED_KINDS) notImported.set(what, (count ?? 0) + 1);
+      }
+      if (batch.length === IMPORT_BATCH) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
   }
-  assertUniqueIds(records);
-  return { records, skippedEmpty, notImported: mostFrequentFirst(notImported) };
+  return { batches: batches(), tally };
+}
+
+/** The 413 of a text with more records than an import takes. */
+export function tooManyRecords(source: string, maxRecords: number): string {
+  return `${source} has more than ${maxRecords} records, the most an import takes (ADMIN_IMPORT_MAX_RECORDS); nothing is imported`;
 }
 
 /** Each thing with how often it occurs, most frequent first, then in order of first appearance. */

@@ -1,14 +1,11 @@
 import type { ImportMatchField } from '../domain/import-matching.js';
-import type { ContactsFile } from '../import/read-contacts.js';
+import type { ContactsFile, ReadTally } from '../import/read-contacts.js';
 import type { NewUser, OwnerBatch, Store } from '../store/store.js';
 import { requireUser, type UserRef } from './users.js';
 
 type UsersAndContacts = Pick<Store, 'users' | 'contacts'>;
 
-/** How many records a summary lists by place; its counts are whole. */
-const LISTED = 100;
-
-/** What an import did with a file's records, as `contacts import --json` prints it. */
+/** What an import did with a file's records, as `contacts import --json` prints it; IMPORT_LISTED places at most of each kind. */
 export interface ImportSummary {
   imported: number;
   created: number;
@@ -21,7 +18,7 @@ export interface ImportSummary {
   matched_by_linkedin_url: number;
   skipped_empty: { count: number; records: string[] };
   duplicate_emails: { count: number; records: { record: string; email: string; same_as: string }[] };
-  not_imported: ContactsFile['notImported'];
+  not_imported: ReturnType<ReadTally['notImported']>;
 }
 
 export interface ImportRequest {
@@ -37,29 +34,29 @@ export interface ImportRequest {
 }
 
 /**
- * Imports the file's records for the user, all or nothing (InputError naming the record that stopped it), and says
- * what became of them, including the records with an email another contact already has.
+ * Imports the file's records for the user as they are read, all or nothing (InputError naming the record that stopped
+ * it), and says what became of them, including the records with an email another contact already has.
  */
 export async function importContacts(store: UsersAndContacts, request: ImportRequest): Promise<ImportSummary> {
-  const { file } = request;
+  const { batches, tally } = request.file;
   const owner = await requireUser(store, request.user);
-  const outcome = await store.contacts.importContacts(owner.id, file.records, { match: request.match });
-  const { created, updated, unchanged, merged, matchedByEmail, matchedByLinkedinUrl, duplicateEmails } = outcome;
+  const outcome = await store.contacts.importBatches(owner.id, batches, { match: request.match });
+  const { created, updated, unchanged, merged, matchedByEmail, matchedByLinkedinUrl, duplicateEmails, duplicateEmailCount } = outcome;
   return {
-    imported: file.records.length,
+    imported: tally.records,
     created,
     updated,
     unchanged,
     merged,
-    without_id: file.records.filter(({ contact }) => contact.id === null).length,
+    without_id: tally.withoutId,
     matched_by_email: matchedByEmail,
     matched_by_linkedin_url: matchedByLinkedinUrl,
-    skipped_empty: { count: file.skippedEmpty.length, records: file.skippedEmpty.slice(0, LISTED) },
+    skipped_empty: tally.skippedEmpty,
     duplicate_emails: {
-      count: duplicateEmails.length,
-      records: duplicateEmails.slice(0, LISTED).map(({ label, email, sameAs }) => ({ record: label, email, same_as: sameAs })),
+      count: duplicateEmailCount,
+      records: duplicateEmails.map(({ label, email, sameAs }) => ({ record: label, email, same_as: sameAs })),
     },
-    not_imported: file.notImported,
+    not_imported: tally.notImported(),
   };
 }
 

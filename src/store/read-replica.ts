@@ -70,6 +70,7 @@ export function withReadReplica(primary: Store, replica: Store, options: ReadRep
       getMany: (ownerId, ids) => read((contacts) => contacts.getMany(ownerId, ids)),
       search: (ownerId, query, limit) => read((contacts) => contacts.search(ownerId, query, limit)),
       importContacts: (ownerId, records, emails) => primary.contacts.importContacts(ownerId, records, emails),
+      importBatches: (ownerId, batches, emails) => primary.contacts.importBatches(ownerId, batches, emails),
       merge: (ownerId, duplicateId, survivorId) => primary.contacts.merge(ownerId, duplicateId, survivorId),
       delete: (ownerId, ids) => primary.contacts.delete(ownerId, ids),
       // The change feed reads the primary: a token taken from it must never run ahead of the copy it is followed on.

@@ -106,8 +106,13 @@ export interface ImportOutcome {
   matchedByEmail: number;
   /** Records without id that updated the contact holding their LinkedIn URL (matched on `linkedin_url`). */
   matchedByLinkedinUrl: number;
-  /** Records naming an email that another contact already holds, a stored one or one an earlier record wrote. */
+  /**
+   * Records naming an email that another contact already holds, a stored one or one an earlier record wrote: the first
+   * IMPORT_LISTED (import-batches.ts) of a streamed import, every one of an import of an array.
+   */
   duplicateEmails: DuplicateEmail[];
+  /** How many records named such an email. */
+  duplicateEmailCount: number;
 }
 
 /**
@@ -263,6 +268,12 @@ export interface ContactStore {
    * Throws InputError naming the record when an id belongs to another owner or to the self row.
    */
   importContacts(ownerId: string, records: readonly ImportRecord[], matching?: ImportMatching): Promise<ImportOutcome>;
+  /**
+   * Imports the batches as importContacts does an array, in one transaction, each batch written before the next is
+   * read: its cost does not grow with the number of records (importBatches in import-batches.ts). A record naming an
+   * id an earlier one named is refused (InputError naming both); when the batches throw, nothing is imported.
+   */
+  importBatches(ownerId: string, batches: AsyncIterable<readonly ImportRecord[]>, matching?: ImportMatching): Promise<ImportOutcome>;
   /** Soft-merges `duplicateId` into `survivorId`; both must be the owner's listable contacts. */
   merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void>;
   /**

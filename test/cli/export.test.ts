@@ -13,14 +13,13 @@ import type { Contact } from 'contacts-read-api-client';
 import { generateDemoContacts } from '../../src/demo/demo-contacts.js';
 import { normalizeContactInput } from '../../src/domain/contact-input.js';
 import { readVcardRecords } from '../../src/import/formats/vcard.js';
-import { readContactsFile } from '../../src/import/read-contacts.js';
 import type { Store } from '../../src/store/store.js';
 import { buildTestApp } from '../support/app.js';
 import { createTestDatabase, describeEachBackend, type TestDatabase } from '../support/backends.js';
 import { BIN, cliJson, runBin } from '../support/cli.js';
 import { createKey, createUser } from '../support/seed.js';
 import { AWKWARD_CONTACT } from '../support/awkward-contact.js';
-import { readAll } from '../support/read-records.js';
+import { readAll, readWholeFile } from '../support/read-records.js';
 
 /** Values that test quoting, escaping and folding, beside realistic generated contacts. */
 const AWKWARD = [
@@ -165,7 +164,7 @@ describeEachBackend('contacts-api export', (db) => {
       expect(result.stdout).toBe('');
       expect(oneLine(result.stderr), result.stderr).toBe(true);
       expect(result.stderr).toContain(`Exported 242 contacts as ${format} to ${out}`);
-      const { records } = await readContactsFile(out);
+      const { records } = await readWholeFile(out);
       expect(records.map((record) => record.contact.id)).toEqual(expected.map((contact) => contact.id));
     }
     expect(JSON.parse(await readFile(join(dir, 'contacts.json'), 'utf8'))).toEqual(expected);

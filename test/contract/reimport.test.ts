@@ -4,7 +4,6 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Contact } from '../../src/domain/contact.js';
 import { writeContacts } from '../../src/export/export-contacts.js';
 import { EXPORT_FORMAT_NAMES, EXPORT_FORMATS, type ExportFormatName } from '../../src/export/export-format.js';
-import { readContactsFile } from '../../src/import/read-contacts.js';
 import type { Store, User } from '../../src/store/store.js';
 import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
@@ -13,6 +12,7 @@ import { listContactChanges, listContacts } from '../support/requests.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 import { AWKWARD_CONTACT } from '../support/awkward-contact.js';
 import { useTempFiles } from '../support/temp-files.js';
+import { readWholeFile } from '../support/read-records.js';
 
 interface Change {
   type: 'upsert' | 'merge' | 'delete';
@@ -66,7 +66,7 @@ describeEachBackend('re-imports record only real changes', (db) => {
     );
     return writeTemp(`${randomUUID()}.${format}`, text);
   };
-  const importFile = async (path: string) => store.contacts.importContacts(owner.id, (await readContactsFile(path)).records);
+  const importFile = async (path: string) => store.contacts.importContacts(owner.id, (await readWholeFile(path)).records);
 
   beforeAll(async () => {
     store = db().store;
@@ -113,6 +113,7 @@ describeEachBackend('re-imports record only real changes', (db) => {
       matchedByEmail: 0,
       matchedByLinkedinUrl: 0,
       duplicateEmails: [],
+      duplicateEmailCount: 0,
     });
     expect(await changesSince(since)).toEqual([]);
     expect(await listing()).toEqual(before);
@@ -132,6 +133,7 @@ describeEachBackend('re-imports record only real changes', (db) => {
       matchedByEmail: 0,
       matchedByLinkedinUrl: 0,
       duplicateEmails: [],
+      duplicateEmailCount: 0,
     });
     const changes = await changesSince(since);
     expect(changes.map((change) => [change.type, change.id, change.contact?.title])).toEqual([['upsert', directId, 'Edited in the file']]);
@@ -165,6 +167,7 @@ describeEachBackend('re-imports record only real changes', (db) => {
       matchedByEmail: 0,
       matchedByLinkedinUrl: 0,
       duplicateEmails: [],
+      duplicateEmailCount: 0,
     });
     const since = await position();
     expect(await store.contacts.importContacts(owner.id, [merging])).toEqual({
@@ -175,6 +178,7 @@ describeEachBackend('re-imports record only real changes', (db) => {
       matchedByEmail: 0,
       matchedByLinkedinUrl: 0,
       duplicateEmails: [],
+      duplicateEmailCount: 0,
     });
     expect(await changesSince(since)).toEqual([]);
   });

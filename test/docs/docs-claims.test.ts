@@ -40,6 +40,7 @@ const PARSED_DEFAULTS: Record<string, (config: Config) => unknown> = {
   ADMIN_HOST: (config) => config.admin.host,
   ADMIN_PORT: (config) => config.admin.port,
   ADMIN_BODY_LIMIT_MB: (config) => config.admin.bodyLimitMb,
+  ADMIN_IMPORT_MAX_RECORDS: (config) => config.admin.importMaxRecords,
   WORKERS: (config) => config.workers,
   WORKER_HEAP_MB: (config) => config.workerHeapMb,
   REQUEST_TIMEOUT_MS: (config) => config.requestTimeoutMs,

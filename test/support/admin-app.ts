@@ -42,13 +42,16 @@ const defaults = loadConfig({});
 /** The admin app on `store`, listening on a free port of 127.0.0.1, as `serve` builds it (without logs unless given). */
 export async function startAdminApp(
   store: Store,
-  options: { logger?: FastifyBaseLogger | false; config?: Partial<AdminAppConfig> } = {},
+  options: {
+    logger?: FastifyBaseLogger | false;
+    config?: Partial<Omit<AdminAppConfig, 'admin'>> & { admin?: Partial<AdminAppConfig['admin']> };
+  } = {},
 ): Promise<AdminTestServer> {
   const config: AdminAppConfig = {
     ...defaults,
     apiKeyPrefix: TEST_KEY_PREFIX,
-    admin: { token: TEST_ADMIN_TOKEN, bodyLimitMb: defaults.admin.bodyLimitMb },
     ...options.config,
+    admin: { ...defaults.admin, token: TEST_ADMIN_TOKEN, ...options.config?.admin },
   };
   const app = await buildAdminApp({ config, store, logger: options.logger ?? false, metrics: createMetrics({}) });
   await app.listen({ host: '127.0.0.1', port: 0 });

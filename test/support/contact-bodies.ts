@@ -16,7 +16,7 @@ export function streamOf(bytes: Buffer, chunkSize = BODY_CHUNK): { body: Readabl
 }
 
 /** The contacts of a body in this media type, read as the admin API reads a request's. */
-export const readBody = (bytes: Buffer, mediaType: string, chunkSize = BODY_CHUNK): Promise<ContactsFile> =>
+export const readBody = (bytes: Buffer, mediaType: string, chunkSize = BODY_CHUNK): ContactsFile =>
   readContacts(streamOf(bytes, chunkSize).body, importFormatOf(mediaType)!, 'the body');
 
 /** `count` NDJSON contacts of about 270 bytes each (`Contact N`, `cN@example.com`), then the `last` line if any. */

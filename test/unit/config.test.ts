@@ -55,7 +55,7 @@ describe('loadConfig defaults', () => {
       },
       contactUrlTemplate: null,
       openApi: { publicUrl: '/', contact: null },
-      admin: { token: null, host: '127.0.0.1', port: 3001, bodyLimitMb: 64 },
+      admin: { token: null, host: '127.0.0.1', port: 3001, bodyLimitMb: 64, importMaxRecords: 500_000 },
       webhooks: {
         retrySchedule: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000],
         timeoutMs: 15_000,
@@ -363,14 +363,23 @@ describe('loadConfig OAuth and links', () => {
     expect(() => loadConfig({ DB_QUEUE_LIMIT: 'many' })).toThrow(/^DB_QUEUE_LIMIT /);
   });
 
-  it('reads the admin API’s settings: ADMIN_TOKEN turns it on, on ADMIN_HOST:ADMIN_PORT, with ADMIN_BODY_LIMIT_MB', () => {
+  it('reads the admin API’s settings: ADMIN_TOKEN turns it on, on ADMIN_HOST:ADMIN_PORT, with ADMIN_BODY_LIMIT_MB and ADMIN_IMPORT_MAX_RECORDS', () => {
     const token = 'a'.repeat(31) + '!';
-    expect(loadConfig({ ADMIN_TOKEN: token, ADMIN_HOST: ' 0.0.0.0 ', ADMIN_PORT: '4001', ADMIN_BODY_LIMIT_MB: '8' }).admin).toEqual({
+    const env = {
+      ADMIN_TOKEN: token,
+      ADMIN_HOST: ' 0.0.0.0 ',
+      ADMIN_PORT: '4001',
+      ADMIN_BODY_LIMIT_MB: '8',
+      ADMIN_IMPORT_MAX_RECORDS: '1000',
+    };
+    expect(loadConfig(env).admin).toEqual({
       token,
       host: '0.0.0.0',
       port: 4001,
       bodyLimitMb: 8,
+      importMaxRecords: 1000,
     });
+    expect(() => loadConfig({ ADMIN_IMPORT_MAX_RECORDS: '0' })).toThrow(/^ADMIN_IMPORT_MAX_RECORDS must be an integer from 1/);
     expect(loadConfig({ ADMIN_TOKEN: '  ' }).admin.token).toBeNull();
     expect(() => loadConfig({ ADMIN_BODY_LIMIT_MB: '0' })).toThrow(/^ADMIN_BODY_LIMIT_MB must be an integer from 1 to 4096/);
     expect(() => loadConfig({ ADMIN_PORT: 'admin' })).toThrow(/^ADMIN_PORT must be a port number/);

@@ -4,10 +4,10 @@ import { IMPORTABLE_FIELDS } from '../../src/domain/contact.js';
 import { EXPORT_FORMATS, type ExportFormatName } from '../../src/export/export-format.js';
 import { writeContacts } from '../../src/export/export-contacts.js';
 import { fold } from '../../src/export/formats/vcard.js';
-import { readContactsFile } from '../../src/import/read-contacts.js';
 import { AWKWARD_CONTACT } from '../support/awkward-contact.js';
 import { LISTED_NULLS } from '../support/contact-fixtures.js';
 import { useTempFiles } from '../support/temp-files.js';
+import { readWholeFile } from '../support/read-records.js';
 
 const writeTemp = useTempFiles();
 
@@ -35,7 +35,7 @@ async function render(format: ExportFormatName, contacts: Contact[]): Promise<st
 /** The import records `contacts import` would make of the exported text, as field values by id. */
 async function importBack(format: ExportFormatName, contacts: Contact[]) {
   const path = await writeTemp(`export-${format}-${contacts.length}.${format}`, await render(format, contacts));
-  return (await readContactsFile(path)).records;
+  return (await readWholeFile(path)).records;
 }
 
 describe('ndjson and json', () => {

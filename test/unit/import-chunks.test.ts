@@ -7,11 +7,11 @@ import { readJsonRecords } from '../../src/import/formats/json.js';
 import { readNdjsonRecords } from '../../src/import/formats/ndjson.js';
 import type { RawRecord } from '../../src/import/formats/raw-record.js';
 import { readVcardRecords } from '../../src/import/formats/vcard.js';
-import { importFormatOf, readContacts, readContactsFile } from '../../src/import/read-contacts.js';
+import { importFormatOf, readContacts } from '../../src/import/read-contacts.js';
 import { PublicError } from '../../src/domain/errors.js';
 import { bytesWithin } from '../../src/http/body-size.js';
 import type { TextChunks } from '../../src/import/text-chunks.js';
-import { readAll } from '../support/read-records.js';
+import { readAll, readWhole, readWholeFile } from '../support/read-records.js';
 import { BODY_CHUNK, ndjsonContacts, readBody, streamOf } from '../support/contact-bodies.js';
 
 type Reader = (text: TextChunks) => AsyncIterable<RawRecord>;
@@ -88,7 +88,7 @@ describe('reading in chunks', () => {
       for (const byte of bytes) yield Uint8Array.of(byte);
     }
 
-    const file = await readContacts(oneByteAtATime(), format, 'the body');
+    const file = await readWhole(readContacts(oneByteAtATime(), format, 'the body'));
 
     expect(file.records).toEqual([{ label: 'line 1', contact: { id: null, values: { name: 'Zoë 🦄 Łukasz' } } }]);
   });
@@ -100,9 +100,9 @@ describe('a body read as a stream', () => {
   it('gives what the same file gives, for every format, in chunks of any size', async () => {
     for (const name of FIXTURES) {
       const bytes = await readFile(`test/fixtures/import/${name}`);
-      const fromFile = await readContactsFile(`test/fixtures/import/${name}`);
+      const fromFile = await readWholeFile(`test/fixtures/import/${name}`);
       for (const chunkSize of [1, 7, BODY_CHUNK])
-        expect(await readBody(bytes, 'text/csv', chunkSize), `${name} in chunks of ${chunkSize}`).toEqual(fromFile);
+        expect(await readWhole(readBody(bytes, 'text/csv', chunkSize)), `${name} in chunks of ${chunkSize}`).toEqual(fromFile);
     }
   });
 
@@ -111,7 +111,7 @@ describe('a body read as a stream', () => {
     const { body, sent } = streamOf(bytes);
     const limit = 1024 * 1024;
 
-    const error = await readContacts(bytesWithin(body, limit), importFormatOf('application/x-ndjson')!, 'the body').catch(
+    const error = await readWhole(readContacts(bytesWithin(body, limit), importFormatOf('application/x-ndjson')!, 'the body')).catch(
       (e: unknown) => e,
     );
 

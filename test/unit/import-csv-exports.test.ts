@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { IMPORTABLE_FIELDS } from '../../src/domain/contact.js';
 import { readCsvRecords } from '../../src/import/formats/csv.js';
-import { readContactsFile } from '../../src/import/read-contacts.js';
-import { readAll } from '../support/read-records.js';
+import { readAll, readWholeFile } from '../support/read-records.js';
 
 /** Files written from each product's documented export header (test/fixtures/import). */
-const fixture = (name: string) => readContactsFile(`test/fixtures/import/${name}`);
+const fixture = (name: string) => readWholeFile(`test/fixtures/import/${name}`);
 /** A record of another product's export: the contacts it creates get the product as their source. */
 const fromExport =
   (source: string, matchOn: string[] = []) =>

@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { readCsvRecords } from '../../src/import/formats/csv.js';
 import { readJsonRecords } from '../../src/import/formats/json.js';
 import { readNdjsonRecords } from '../../src/import/formats/ndjson.js';
-import { readContactsFile } from '../../src/import/read-contacts.js';
 import { useTempFiles } from '../support/temp-files.js';
-import { readAll } from '../support/read-records.js';
+import { readAll, readWholeFile } from '../support/read-records.js';
 
 const writeTemp = useTempFiles();
 
@@ -28,7 +27,7 @@ describe('JSON', () => {
       ]),
     );
 
-    expect((await readContactsFile(path)).records).toEqual([
+    expect((await readWholeFile(path)).records).toEqual([
       {
         label: 'record 1',
         contact: {
@@ -56,7 +55,7 @@ describe('JSON', () => {
       JSON.stringify([{}, { name: 'Ada' }, { name: ' ', tags: [''], created_at: '2024-05-01T00:00:00Z' }, { id: ADA_ID }]),
     );
 
-    expect(await readContactsFile(path)).toEqual({
+    expect(await readWholeFile(path)).toEqual({
       records: [
         { label: 'record 2', contact: { id: null, values: { name: 'Ada' } } },
         { label: 'record 4', contact: { id: ADA_ID, values: {} } },
@@ -74,7 +73,7 @@ describe('JSON', () => {
   it('labels a field the contact rules refuse with its record', async () => {
     const path = await writeTemp('unknown-field.json', '[{"name": "Ada"}, {"name": "Grace", "foo": 1}]');
 
-    await expect(readContactsFile(path)).rejects.toThrow('record 2: unknown field "foo"');
+    await expect(readWholeFile(path)).rejects.toThrow('record 2: unknown field "foo"');
   });
 
   it('refuses an element that is not an object', async () => {
@@ -134,7 +133,7 @@ describe('NDJSON', () => {
     ].join('\n');
     const path = await writeTemp('contacts.ndjson', text);
 
-    expect((await readContactsFile(path)).records).toEqual([
+    expect((await readWholeFile(path)).records).toEqual([
       { label: 'line 1', contact: { id: ADA_ID, values: { name: 'Ada Lovelace', tags: ['math'] } } },
       { label: 'line 4', contact: { id: null, values: { name: 'Grace Hopper', email: null } } },
     ]);
@@ -143,13 +142,13 @@ describe('NDJSON', () => {
   it('reads .jsonl the same way', async () => {
     const path = await writeTemp('contacts.jsonl', '{"name": "Ada Lovelace"}\n');
 
-    expect((await readContactsFile(path)).records).toEqual([{ label: 'line 1', contact: { id: null, values: { name: 'Ada Lovelace' } } }]);
+    expect((await readWholeFile(path)).records).toEqual([{ label: 'line 1', contact: { id: null, values: { name: 'Ada Lovelace' } } }]);
   });
 
   it('labels a field the contact rules refuse with its line', async () => {
     const path = await writeTemp('bad-email.ndjson', '{"name": "Ada"}\n\n{"name": "Grace", "email": 42}\n');
 
-    await expect(readContactsFile(path)).rejects.toThrow('line 3: field "email" must be a string or null');
+    await expect(readWholeFile(path)).rejects.toThrow('line 3: field "email" must be a string or null');
   });
 
   it('names the line and column of a syntax error', async () => {
@@ -232,13 +231,13 @@ describe('CSV', () => {
   it('reads quoted multi-line cells and ;-separated tags, labelling each row by the line it starts on', async () => {
     const path = await writeTemp('contacts.csv', `${CSV_ROWS.join('\n')}\n`);
 
-    expect(await readContactsFile(path)).toEqual({ records: CSV_RECORDS, skippedEmpty: ['line 5'], notImported: [] });
+    expect(await readWholeFile(path)).toEqual({ records: CSV_RECORDS, skippedEmpty: ['line 5'], notImported: [] });
   });
 
   it('reads CRLF line breaks, also inside quoted cells, the same way', async () => {
     const path = await writeTemp('contacts-crlf.csv', CSV_ROWS.join('\r\n'));
 
-    expect((await readContactsFile(path)).records).toEqual(CSV_RECORDS);
+    expect((await readWholeFile(path)).records).toEqual(CSV_RECORDS);
   });
 
   it('gives no records for an empty file or a header alone', async () => {
@@ -293,12 +292,12 @@ describe('CSV', () => {
   it('labels a field the contact rules refuse with its line', async () => {
     const path = await writeTemp('bad-id.csv', 'id,name\n,Ada\n"abc",Grace\n');
 
-    await expect(readContactsFile(path)).rejects.toThrow('line 3: field "id" must be a UUID; got "abc"');
+    await expect(readWholeFile(path)).rejects.toThrow('line 3: field "id" must be a UUID; got "abc"');
   });
 
   it('leaves a JSON cell that is not an object to the contact rules', async () => {
     const path = await writeTemp('array-enrichment.csv', 'name,research_data\nAda,"[1, 2]"\n');
 
-    await expect(readContactsFile(path)).rejects.toThrow('line 2: field "research_data" must be an object or null');
+    await expect(readWholeFile(path)).rejects.toThrow('line 2: field "research_data" must be an object or null');
   });
 });

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readVcardRecords } from '../../src/import/formats/vcard.js';
-import { readContactsFile } from '../../src/import/read-contacts.js';
 import { useTempFiles } from '../support/temp-files.js';
-import { readAll } from '../support/read-records.js';
+import { readAll, readWholeFile } from '../support/read-records.js';
 
 /** Every card's origin: a contact it creates gets `source: "vcard"`; a card matches on its UID alone. */
 const VCARD = { source: 'vcard', matchOn: [] };
@@ -137,7 +136,7 @@ describe('vCard records', () => {
   it('reads a Google Contacts export: folded lines, groups, escapes, a card with only N', async () => {
     const path = await writeTemp('google.vcf', GOOGLE_EXPORT);
 
-    expect((await readContactsFile(path)).records).toEqual([
+    expect((await readWholeFile(path)).records).toEqual([
       {
         label: 'card 1 (line 1)',
         origin: VCARD,
@@ -180,7 +179,7 @@ describe('vCard records', () => {
   it('reads an Apple Contacts export: type=pref, X-SOCIALPROFILE, year-less birthdays, UUID UIDs', async () => {
     const path = await writeTemp('apple.vcf', APPLE_EXPORT);
 
-    expect((await readContactsFile(path)).records).toEqual([
+    expect((await readWholeFile(path)).records).toEqual([
       {
         label: 'card 1 (line 1)',
         origin: VCARD,
@@ -259,8 +258,8 @@ describe('vCard records', () => {
   });
 
   it('names what Google and Apple exports carry that a contact has no place for, with how many cards carry it', async () => {
-    const google = await readContactsFile(await writeTemp('google-left.vcf', GOOGLE_EXPORT));
-    const apple = await readContactsFile(await writeTemp('apple-left.vcf', APPLE_EXPORT + GOOGLE_EXPORT));
+    const google = await readWholeFile(await writeTemp('google-left.vcf', GOOGLE_EXPORT));
+    const apple = await readWholeFile(await writeTemp('apple-left.vcf', APPLE_EXPORT + GOOGLE_EXPORT));
 
     expect(google.notImported).toEqual([
       { what: 'EMAIL (a contact keeps one)', records: 1 },
@@ -356,6 +355,6 @@ describe('vCard errors', () => {
     const text = `BEGIN:VCARD\nFN:Ada\nEND:VCARD\nBEGIN:VCARD\nFN:Grace\nNOTE:${'x'.repeat(70_000)}\nEND:VCARD\n`;
     const path = await writeTemp('long-note.vcf', text);
 
-    await expect(readContactsFile(path)).rejects.toThrow('card 2 (line 4): field "description" is longer than 65536 characters');
+    await expect(readWholeFile(path)).rejects.toThrow('card 2 (line 4): field "description" is longer than 65536 characters');
   });
 });

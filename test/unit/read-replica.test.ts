@@ -18,6 +18,16 @@ function fakeStore(name: string) {
     if (state.failure !== null) throw state.failure;
     return value;
   };
+  const IMPORTED = {
+    created: 1,
+    updated: 0,
+    unchanged: 0,
+    merged: 0,
+    matchedByEmail: 0,
+    matchedByLinkedinUrl: 0,
+    duplicateEmails: [],
+    duplicateEmailCount: 0,
+  };
   const contacts: ContactStore = {
     listPage: () => answer('listPage', { contacts: [], total: name === 'replica' ? 1 : 2 }),
     listPageJson: () => answer('listPageJson', { json: Buffer.from('{}'), returned: 0, total: name === 'replica' ? 1 : 2, version: 1 }),
@@ -25,16 +35,8 @@ function fakeStore(name: string) {
     get: () => answer('get', { contact: { id: name } as Contact, mergedFrom: null }),
     getMany: () => answer('getMany', [{ key: { created_at: name, id: name }, updatedAt: name, json: '{}' }]),
     search: () => answer('search', [{ id: name } as Contact]),
-    importContacts: () =>
-      answer('importContacts', {
-        created: 1,
-        updated: 0,
-        unchanged: 0,
-        merged: 0,
-        matchedByEmail: 0,
-        matchedByLinkedinUrl: 0,
-        duplicateEmails: [],
-      }),
+    importContacts: () => answer('importContacts', IMPORTED),
+    importBatches: () => answer('importBatches', IMPORTED),
     merge: () => answer('merge', undefined),
     delete: () => answer('delete', 1),
     changeLog: () => answer('changeLog', { currentSeq: 1, changesFrom: 0 }),

@@ -139,9 +139,10 @@ export interface paths {
          *     transaction. A record with an `id` of the user’s creates or updates that contact; without one it becomes a new
          *     contact, or updates the contact with the same value of a field `match` names (by default a LinkedIn export’s
          *     `linkedin_url`). A contact it creates from another product’s export gets its `source` (`linkedin`, `google`,
-         *     `outlook`, `vcard`). The body is read as it arrives,
-         *     up to ADMIN_BODY_LIMIT_MB (67108864 bytes here), and refused naming the first record that is not a contact.
-         *     Reading it may take 256 s (4 s per MiB of the limit, at least a minute), not REQUEST_TIMEOUT_MS.
+         *     `outlook`, `vcard`). The body is set aside on disk as it arrives,
+         *     up to ADMIN_BODY_LIMIT_MB (67108864 bytes here), then imported 1000 records at a time,
+         *     at most ADMIN_IMPORT_MAX_RECORDS (500000 here), and refused naming the first record that is not a contact.
+         *     Reading and importing it may take 256 s (4 s per MiB of the limit, at least a minute), not REQUEST_TIMEOUT_MS.
          *     With an `Idempotency-Key`, the fingerprint covers the whole body.
          */
         post: operations["importContacts"];
@@ -2087,7 +2088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than ADMIN_BODY_LIMIT_MB, and nothing is imported. A body that declares its length is refused before it is read, and the connection closed; else reading stops as soon as the body passes the limit, and the rest is discarded for 5 s at most before the connection is closed. */
+            /** @description The body is larger than ADMIN_BODY_LIMIT_MB, or has more records than ADMIN_IMPORT_MAX_RECORDS, and nothing is imported. A body that declares its length is refused before it is read, and the connection closed; else reading stops as soon as the body passes the limit, and the rest is discarded for 5 s at most before the connection is closed. */
             413: {
                 headers: {
                     /** @description Always `no-store`: contact data is private, and no answer of this API may be kept by a cache. */

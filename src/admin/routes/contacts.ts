@@ -1,5 +1,10 @@
 import type { Hash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
@@ -8,7 +13,7 @@ import { InputError, PublicError } from '../../domain/errors.js';
 import { parseImportMatch, type ImportMatchField } from '../../domain/import-matching.js';
 import { bodyTooLargeMessage, bytesWithin, LINGER_MS, lingerThenClose } from '../../http/body-size.js';
 import { errorResponse } from '../../http/schemas/common.js';
-import { IMPORT_MEDIA_TYPES, importFormatOf, readContacts } from '../../import/read-contacts.js';
+import { IMPORT_BATCH, IMPORT_MEDIA_TYPES, importFormatOf, readContacts, tooManyRecords } from '../../import/read-contacts.js';
 import { orList } from '../../import/or-list.js';
 import { deleteContacts, importContacts, mergeContacts } from '../../operations/contacts.js';
 import { fingerprintHasher, IDEMPOTENCY_KEY_HEADER, mediaTypeOf, parseIdempotencyKey } from '../../operations/idempotency.js';
@@ -36,6 +41,8 @@ export interface AdminContactRoutesOptions {
   store: Pick<Store, 'users' | 'contacts'>;
   /** ADMIN_BODY_LIMIT_MB in bytes: the largest body an import reads. */
   bodyLimitBytes: number;
+  /** ADMIN_IMPORT_MAX_RECORDS: the most records an import takes. */
+  maxRecords: number;
 }
 
 export const UNSUPPORTED_IMPORT_TYPE_MESSAGE = `Content-Type must be ${orList(IMPORT_MEDIA_TYPES)}`;
@@ -132,8 +139,8 @@ export async function adminContactRoutes(app: FastifyInstance, options: AdminCon
   );
 }
 
-/** The import, in a scope of its own: it reads its body as it arrives, whatever its type, which no other route does. */
-async function importRoute(app: FastifyInstance, { store, bodyLimitBytes }: AdminContactRoutesOptions): Promise<void> {
+/** The import, in a scope of its own: it takes its body as it arrives, whatever its type, which no other route does. */
+async function importRoute(app: FastifyInstance, { store, bodyLimitBytes, maxRecords }: AdminContactRoutesOptions): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
@@ -152,9 +159,10 @@ async function importRoute(app: FastifyInstance, { store, bodyLimitBytes }: Admi
           'transaction. A record with an `id` of the user’s creates or updates that contact; without one it becomes a new',
           'contact, or updates the contact with the same value of a field `match` names (by default a LinkedIn export’s',
           '`linkedin_url`). A contact it creates from another product’s export gets its `source` (`linkedin`, `google`,',
-          '`outlook`, `vcard`). The body is read as it arrives,',
-          `up to ADMIN_BODY_LIMIT_MB (${bodyLimitBytes} bytes here), and refused naming the first record that is not a contact.`,
-          `Reading it may take ${importTimeoutMs(bodyLimitBytes) / 1000} s (4 s per MiB of the limit, at least a minute), not REQUEST_TIMEOUT_MS.`,
+          '`outlook`, `vcard`). The body is set aside on disk as it arrives,',
+          `up to ADMIN_BODY_LIMIT_MB (${bodyLimitBytes} bytes here), then imported ${IMPORT_BATCH} records at a time,`,
+          `at most ADMIN_IMPORT_MAX_RECORDS (${maxRecords} here), and refused naming the first record that is not a contact.`,
+          `Reading and importing it may take ${importTimeoutMs(bodyLimitBytes) / 1000} s (4 s per MiB of the limit, at least a minute), not REQUEST_TIMEOUT_MS.`,
           'With an `Idempotency-Key`, the fingerprint covers the whole body.',
         ].join('\n'),
         tags: TAGS,
@@ -174,9 +182,9 @@ async function importRoute(app: FastifyInstance, { store, bodyLimitBytes }: Admi
             },
           }),
           413: errorResponse(
-            `The body is larger than ADMIN_BODY_LIMIT_MB, and nothing is imported. A body that declares its length is refused before it is read, and the connection closed; else reading stops as soon as the body passes the limit, and the rest is discarded for ${LINGER_MS / 1000} s at most before the connection is closed.`,
+            `The body is larger than ADMIN_BODY_LIMIT_MB, or has more records than ADMIN_IMPORT_MAX_RECORDS, and nothing is imported. A body that declares its length is refused before it is read, and the connection closed; else reading stops as soon as the body passes the limit, and the rest is discarded for ${LINGER_MS / 1000} s at most before the connection is closed.`,
             {},
-            { 'A body over the limit': bodyTooLargeMessage(bodyLimitBytes) },
+            { 'A body over the limit': bodyTooLargeMessage(bodyLimitBytes), 'Too many records': tooManyRecords('the body', maxRecords) },
           ),
           415: errorResponse(
             'The body is in none of the formats an import reads (or has no Content-Type); it is not read.',
@@ -198,11 +206,19 @@ async function importRoute(app: FastifyInstance, { store, bodyLimitBytes }: Admi
       const key = parseIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER]);
       const fingerprint = fingerprintHasher(requestHead(request));
       const body = request.body instanceof Readable ? request.body : Readable.from([]);
-      const file = await readContacts(hashed(bytesWithin(body, bodyLimitBytes), fingerprint), format, 'the body');
-      const user = { id: request.params.id };
-      // ImportSummary has every field the schema declares; test/admin/contacts.test.ts, that it has no other.
-      const summary = (): Promise<Static<typeof ImportSummarySchema>> => importContacts(store, { user, file, match });
-      return app.answerIdempotently(request, reply, { key, fingerprint: () => fingerprint.digest('hex') }, summary);
+      // The body is set aside on disk as it arrives, then read back a batch at a time as the import writes: its upload
+      // is over at the client's pace (REQUEST_TIMEOUT_MS bounds it, not the import), a key's answer is looked up by the
+      // whole body's fingerprint before anything is imported, and an upload cut short imports nothing.
+      const spool = await spooled(hashed(bytesWithin(body, bodyLimitBytes), fingerprint));
+      try {
+        const file = readContacts(spool.bytes, format, 'the body', { maxRecords });
+        const user = { id: request.params.id };
+        // ImportSummary has every field the schema declares; test/admin/contacts.test.ts, that it has no other.
+        const summary = (): Promise<Static<typeof ImportSummarySchema>> => importContacts(store, { user, file, match });
+        return await app.answerIdempotently(request, reply, { key, fingerprint: () => fingerprint.digest('hex') }, summary);
+      } finally {
+        await spool.close();
+      }
     },
   );
 }
@@ -218,5 +234,18 @@ async function* hashed(bytes: AsyncIterable<Buffer>, hash: Hash): AsyncGenerator
   for await (const chunk of bytes) {
     hash.update(chunk);
     yield chunk;
+  }
+}
+
+/** The bytes written to a file that has no name once open (its folder is removed), to be read back once. */
+async function spooled(bytes: AsyncIterable<Buffer>): Promise<{ bytes: AsyncIterable<Buffer>; close: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'contacts-import-'));
+  try {
+    const path = join(dir, 'body');
+    await pipeline(Readable.from(bytes), createWriteStream(path));
+    const handle = await open(path);
+    return { bytes: handle.createReadStream({ autoClose: false }), close: () => handle.close() };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }

@@ -40,7 +40,7 @@ export class SqliteBulkLoad {
     return withBulkCache(db, async () => {
       try {
         if (!(await writeLock.begin())) throw new Error('a bulk load cannot join a transaction already open');
-        const load = SqliteBulkLoad.begin(db);
+        const load = SqliteBulkLoad.within(db);
         const result = await work(load);
         load.finish();
         db.exec('COMMIT');
@@ -56,7 +56,7 @@ export class SqliteBulkLoad {
   static async runNow<T>(db: Database.Database, writeLock: SqliteWriteLock, work: (load: SqliteBulkLoad) => T): Promise<T> {
     return withBulkCache(db, () =>
       writeLock.run(() => {
-        const load = SqliteBulkLoad.begin(db);
+        const load = SqliteBulkLoad.within(db);
         const result = work(load);
         load.finish();
         return result;
@@ -64,7 +64,11 @@ export class SqliteBulkLoad {
     );
   }
 
-  private static begin(db: Database.Database): SqliteBulkLoad {
+  /**
+   * Begins a bulk load inside the write transaction open on `db`, from its next inserted contact on; `finish` it before
+   * COMMIT. The contacts inserted before are already indexed and counted by the triggers.
+   */
+  static within(db: Database.Database): SqliteBulkLoad {
     const triggers = DEFERRED_TRIGGERS.map((name) => {
       const row = StatementCache.of(db).get("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?").get(name) as
         { sql: string } | undefined;
@@ -93,7 +97,7 @@ export class SqliteBulkLoad {
    * contacts' changes, and restores the triggers. Every batch went through `indexNewContacts`, and the users' self
    * rows are never indexed or recorded.
    */
-  private finish(): void {
+  finish(): void {
     StatementCache.of(this.db)
       .get(
         `UPDATE owner_listing SET version = version + 1, change_seq = change_seq + 1,

@@ -11,6 +11,7 @@ import { contactFromRow, type ContactRow } from '../contact-row.js';
 import { decideContactWrite } from '../contact-write.js';
 import { addHolders, keysToLookUp, MATCH_INDEXES, matchKeySql, planMatches, type StoredHolders } from '../import-match.js';
 import { idsToGet, listedContactOf, type ListedRow } from '../get-many.js';
+import { importBatches, type BatchOutcome } from '../import-batches.js';
 import { listableSql } from '../listable.js';
 import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
@@ -74,13 +75,25 @@ const HOLDERS_SQL = { email: holdersSql('email'), linkedin_url: holdersSql('link
 
 const CONTACT_BY_ROWID_SQL = `SELECT ${CONTACT_SELECT} FROM contacts c WHERE c.rowid = ?`;
 
+/** A streamed import's ledger (import-batches.ts): a table of the import connection alone, emptied before COMMIT. */
+const LEDGER_SQL = `CREATE TEMP TABLE IF NOT EXISTS import_ledger (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+  label TEXT NOT NULL, merged_into TEXT)`;
+const LEDGER_EARLIER_SQL = 'SELECT id, label FROM temp.import_ledger WHERE id IN (SELECT value FROM json_each(?))';
+const LEDGER_MERGES_SQL = `SELECT seq, id, label, merged_into FROM temp.import_ledger
+  WHERE merged_into IS NOT NULL AND seq > ? ORDER BY seq LIMIT ?`;
+
 export class SqliteContactStore extends ListedContacts implements ContactStore {
   /** Set while a bulk load of many owners runs: each owner's import joins it. */
   bulkLoad: SqliteBulkLoad | null = null;
+  private importer: SqliteContactStore | undefined;
+  private importQueue: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly statements: StatementCache,
     private readonly writeLock: SqliteWriteLock,
     listingOptions: PagedListingOptions,
+    /** Opens the connection streamed imports use; without it (an in-memory database) they use this store's. */
+    private readonly openImporter?: () => SqliteContactStore,
   ) {
     super(
       sqlitePageSource(statements.db, (sql) => statements.get(sql)),
@@ -133,6 +146,72 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
     return this.writeLock.run(() => this.writeImport(bulkLoad, ownerId, records, matching));
   }
 
+  /**
+   * Streamed imports run one at a time on the import connection (`openImporter`), never on the one every request shares:
+   * their transaction stays open while the batches arrive, and a request's statements would join it there.
+   */
+  async importBatches(
+    ownerId: string,
+    batches: AsyncIterable<readonly ImportRecord[]>,
+    matching: ImportMatching = 'ignore',
+  ): Promise<ImportOutcome> {
+    this.importer ??= this.openImporter?.() ?? this;
+    const importer = this.importer;
+    const imported = this.importQueue.then(() => importer.importHere(ownerId, batches, matching));
+    this.importQueue = imported.catch(() => undefined);
+    return imported;
+  }
+
+  private async importHere(
+    ownerId: string,
+    batches: AsyncIterable<readonly ImportRecord[]>,
+    matching: ImportMatching,
+  ): Promise<ImportOutcome> {
+    const { db } = this.statements;
+    const now = new Date().toISOString();
+    if (!(await this.writeLock.begin())) throw new Error('a streamed import cannot join a transaction already open');
+    try {
+      db.exec(LEDGER_SQL);
+      let load: SqliteBulkLoad | null = null;
+      let records = 0;
+      const outcome = await importBatches(
+        {
+          earlier: async (ids) => {
+            const rows = this.statements.get(LEDGER_EARLIER_SQL).all(JSON.stringify(ids)) as { id: string; label: string }[];
+            return new Map(rows.map(({ id, label }) => [id, label]));
+          },
+          note: async (batch, firstSeq) => {
+            const insert = this.statements.get('INSERT INTO temp.import_ledger (seq, id, label, merged_into) VALUES (?, ?, ?, ?)');
+            batch.forEach(({ label, contact }, index) => {
+              if (contact.id !== null) insert.run(firstSeq + index, contact.id, label, contact.mergedInto ?? null);
+            });
+          },
+          write: async (batch) => {
+            records += batch.length;
+            // From here on the triggers' per-row work is done in sets, as by an import of an array this large.
+            if (load === null && records >= BULK_LOAD_MIN_CONTACTS) load = SqliteBulkLoad.within(db);
+            return this.writeRecords(load, ownerId, batch, matching, now);
+          },
+          pendingMerges: async (afterSeq, limit) =>
+            (this.statements.get(LEDGER_MERGES_SQL).all(afterSeq, limit) as Row[]).map((row) => ({
+              seq: row.seq as number,
+              id: row.id as string,
+              label: row.label as string,
+              mergedInto: row.merged_into as string,
+            })),
+          merge: async ({ id, mergedInto }) => mergeContacts(this.statements, ownerId, id, mergedInto, now, 'no-op'),
+        },
+        batches,
+      );
+      (load as SqliteBulkLoad | null)?.finish();
+      db.exec('DELETE FROM temp.import_ledger; COMMIT');
+      return outcome;
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
   private writeImport(
     load: SqliteBulkLoad | null,
     ownerId: string,
@@ -140,15 +219,9 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
     matching: ImportMatching,
   ): ImportOutcome {
     const now = new Date().toISOString();
-    const writer = new ContactWriter(this.statements, ownerId, now);
-    const plan = planMatches(records, this.holders(ownerId, keysToLookUp(records, matching)), matching);
+    const written = this.writeRecords(load, ownerId, records, matching, now);
     let merged = 0;
-    for (const record of plan.records) {
-      const { id } = record.contact;
-      writer.write(decideContactWrite(ownerId, record, id === null ? undefined : writer.existing(id), now));
-    }
-    load?.indexNewContacts();
-    for (const { label, contact } of plan.records) {
+    for (const { label, contact } of records) {
       if (contact.mergedInto === undefined) continue;
       try {
         if (mergeContacts(this.statements, ownerId, contact.id!, contact.mergedInto, now, 'no-op')) merged++;
@@ -156,8 +229,26 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
         throw refusedRecordMerge(label, error);
       }
     }
+    return { ...written, merged, duplicateEmailCount: written.duplicateEmails.length };
+  }
+
+  /** Writes the records inside the caller's write transaction; merges are the caller's. */
+  private writeRecords(
+    load: SqliteBulkLoad | null,
+    ownerId: string,
+    records: readonly ImportRecord[],
+    matching: ImportMatching,
+    now: string,
+  ): BatchOutcome {
+    const writer = new ContactWriter(this.statements, ownerId, now);
+    const plan = planMatches(records, this.holders(ownerId, keysToLookUp(records, matching)), matching);
+    for (const record of plan.records) {
+      const { id } = record.contact;
+      writer.write(decideContactWrite(ownerId, record, id === null ? undefined : writer.existing(id), now));
+    }
+    load?.indexNewContacts();
     const { matchedByEmail, matchedByLinkedinUrl, duplicateEmails } = plan;
-    return { ...writer.counts, merged, matchedByEmail, matchedByLinkedinUrl, duplicateEmails };
+    return { ...writer.counts, matchedByEmail, matchedByLinkedinUrl, duplicateEmails };
   }
 
   /** The owner's listable contacts holding each of the keys of each field, in list order. */

@@ -31,8 +31,15 @@ import { SqliteWebhookStore } from './webhook-store.js';
 /** Opens the SQLite database at `path`, in WAL mode: creating it if needed, unless `options.mustExist`. */
 export function openSqliteStore(path: string, options: StoreOptions = {}): Store {
   const { db, writeLock, detachedReason } = openDatabase(path, options);
-  return new SqliteStore(db, writeLock, detachedReason, { stateTtlMs: options.listingStateTtlMs });
+  const openImportConnection = path === ':memory:' ? null : () => openDatabase(path, { ...options, mustExist: true });
+  return new SqliteStore(db, writeLock, detachedReason, { stateTtlMs: options.listingStateTtlMs }, openImportConnection);
 }
+
+/**
+ * The page cache of the connection streamed imports use. A large import's transaction outgrows SQLite's default 2 MB
+ * and spills to the WAL over and over; this much keeps most of that while a worker's memory stays bounded.
+ */
+const IMPORT_CACHE_KIB = 64 * 1024;
 
 function appliedVersions(statements: StatementCache): Set<number> {
   const table = statements.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
@@ -82,18 +89,34 @@ class SqliteStore implements Store {
   private readonly keyUses: KeyUseRecorder;
   private readonly statements: StatementCache;
 
+  /** The connection streamed imports use, once one has run. */
+  private importDb: Database.Database | null = null;
+
   constructor(
     private readonly db: Database.Database,
     private readonly writeLock: SqliteWriteLock,
     readonly detachedReason: () => string | null,
     listingOptions: PagedListingOptions,
+    openImportConnection: (() => { db: Database.Database; writeLock: SqliteWriteLock }) | null,
   ) {
     const statements = StatementCache.of(db);
     this.statements = statements;
     this.keyUses = new KeyUseRecorder(async (uses) => recordKeyUsesIfFree(statements, writeLock, uses));
     this.users = new SqliteUserStore(statements, writeLock);
     this.keys = new SqliteKeyStore(statements, writeLock, this.keyUses);
-    this.contacts = new SqliteContactStore(statements, writeLock, listingOptions);
+    this.contacts = new SqliteContactStore(
+      statements,
+      writeLock,
+      listingOptions,
+      openImportConnection === null
+        ? undefined
+        : () => {
+            const opened = openImportConnection();
+            this.importDb = opened.db;
+            opened.db.exec(`PRAGMA cache_size = -${IMPORT_CACHE_KIB}`);
+            return new SqliteContactStore(StatementCache.of(opened.db), opened.writeLock, listingOptions);
+          },
+    );
     this.oauth = new SqliteOAuthStore(statements, writeLock);
     this.idempotency = new SqliteIdempotencyStore(statements, writeLock);
     this.webhooks = new SqliteWebhookStore(statements, writeLock);
@@ -131,6 +154,7 @@ class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.keyUses.close();
+    this.importDb?.close();
     this.db.close();
   }
 }
