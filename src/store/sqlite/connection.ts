@@ -2,7 +2,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { StoreOptions } from '../store.js';
-import { SqliteWriteLock } from './transaction.js';
+import { SqliteWriteLock, type WriteTurn } from './transaction.js';
 
 const openedDatabases = new Set<Database.Database>();
 
@@ -25,16 +25,21 @@ interface FileIdentity {
 export function openDatabase(
   path: string,
   options: StoreOptions,
+  turn?: WriteTurn,
 ): { db: Database.Database; writeLock: SqliteWriteLock; detachedReason: () => string | null } {
   const inMemory = path === ':memory:';
   if (!inMemory && options.mustExist !== true) mkdirSync(dirname(path), { recursive: true });
   const db = openFile(path, options.mustExist === true && !inMemory);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON');
   const { onLongLockWait } = options;
-  const writeLock = new SqliteWriteLock(db, {
-    busyTimeoutMs: options.statementTimeoutMs ?? 5000,
-    onLongWait: onLongLockWait && (() => onLongLockWait(longWaitNotice(path))),
-  });
+  const writeLock = new SqliteWriteLock(
+    db,
+    {
+      busyTimeoutMs: options.statementTimeoutMs ?? 5000,
+      onLongWait: onLongLockWait && (() => onLongLockWait(longWaitNotice(path))),
+    },
+    turn,
+  );
   const opened = inMemory ? null : identityOf(path);
   return { db, writeLock, detachedReason: () => (opened === null ? null : detachedReason(path, opened)) };
 }

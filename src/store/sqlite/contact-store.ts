@@ -169,8 +169,7 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
   ): Promise<ImportOutcome> {
     const { db } = this.statements;
     const now = new Date().toISOString();
-    if (!(await this.writeLock.begin())) throw new Error('a streamed import cannot join a transaction already open');
-    try {
+    return this.writeLock.runHoldingTurn(async () => {
       db.exec(LEDGER_SQL);
       let load: SqliteBulkLoad | null = null;
       let records = 0;
@@ -204,12 +203,9 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
         batches,
       );
       (load as SqliteBulkLoad | null)?.finish();
-      db.exec('DELETE FROM temp.import_ledger; COMMIT');
+      db.exec('DELETE FROM temp.import_ledger');
       return outcome;
-    } catch (error) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      throw error;
-    }
+    });
   }
 
   private writeImport(

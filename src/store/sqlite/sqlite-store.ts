@@ -31,7 +31,7 @@ import { SqliteWebhookStore } from './webhook-store.js';
 /** Opens the SQLite database at `path`, in WAL mode: creating it if needed, unless `options.mustExist`. */
 export function openSqliteStore(path: string, options: StoreOptions = {}): Store {
   const { db, writeLock, detachedReason } = openDatabase(path, options);
-  const openImportConnection = path === ':memory:' ? null : () => openDatabase(path, { ...options, mustExist: true });
+  const openImportConnection = path === ':memory:' ? null : () => openDatabase(path, { ...options, mustExist: true }, writeLock.turn);
   return new SqliteStore(db, writeLock, detachedReason, { stateTtlMs: options.listingStateTtlMs }, openImportConnection);
 }
 

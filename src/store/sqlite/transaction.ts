@@ -23,6 +23,34 @@ function isBusy(error: unknown): boolean {
 }
 
 /**
+ * The write turn of one process's connections to one database. SQLite's busy handler waits for another connection's
+ * lock by sleeping on the thread, so a transaction this process keeps open across awaits (a streamed import, on a
+ * connection of its own) takes the turn, and the process's other writers wait for it here without blocking the thread.
+ */
+export class WriteTurn {
+  private held: Promise<void> | null = null;
+
+  get taken(): boolean {
+    return this.held !== null;
+  }
+
+  /** Resolves once no transaction of this process holds the turn; the caller must begin in the same microtask. */
+  async free(): Promise<void> {
+    while (this.held !== null) await this.held;
+  }
+
+  async take(): Promise<() => void> {
+    while (this.held !== null) await this.held;
+    let release!: () => void;
+    this.held = new Promise((resolve) => (release = resolve));
+    return () => {
+      this.held = null;
+      release();
+    };
+  }
+}
+
+/**
  * SQLite lets one connection write at a time, across processes. Every write of the store goes through here, so
  * that how long it may wait for that turn is decided in one place: the server's connection fails after its
  * busy timeout (and records key use only when no wait is needed), an administrative command waits its turn.
@@ -31,6 +59,8 @@ export class SqliteWriteLock {
   constructor(
     private readonly db: Database.Database,
     private readonly policy: WriteLockPolicy,
+    /** Shared by every connection of this process to the same database. */
+    readonly turn: WriteTurn = new WriteTurn(),
   ) {
     this.setBusyTimeout(policy.busyTimeoutMs);
   }
@@ -41,6 +71,34 @@ export class SqliteWriteLock {
       () => this.commitOrRollBack(work),
       () => this.db.transaction(work)(),
     );
+  }
+
+  /**
+   * Runs async `work` in one write transaction that stays open across its awaits, holding this process's write turn
+   * meanwhile: the process's other writers wait for the turn instead of for SQLite's lock, which would block the thread.
+   */
+  async runHoldingTurn<T>(work: () => Promise<T>): Promise<T> {
+    const release = await this.turn.take();
+    try {
+      return await this.onceBegun(
+        async () => {
+          try {
+            const result = await work();
+            this.db.exec('COMMIT');
+            return result;
+          } catch (error) {
+            if (this.db.inTransaction) this.db.exec('ROLLBACK');
+            throw error;
+          }
+        },
+        () => {
+          throw new Error('a transaction held across awaits cannot join one already open');
+        },
+        true,
+      );
+    } finally {
+      release();
+    }
   }
 
   /**
@@ -59,8 +117,12 @@ export class SqliteWriteLock {
    * is already in a transaction. No await may come between the two: another caller's work would see the transaction
    * open and slip into it (rolled back with it, or left to run later as a deferred transaction without the lock).
    */
-  private async onceBegun<T>(begun: () => T, joined: () => T): Promise<T> {
+  private async onceBegun<T>(begun: () => T, joined: () => T, turnIsOurs = false): Promise<T> {
     if (this.db.inTransaction) return joined();
+    if (!turnIsOurs && this.turn.taken) {
+      await this.turn.free();
+      if (this.db.inTransaction) return joined();
+    }
     const { onLongWait } = this.policy;
     if (!onLongWait) {
       this.db.exec('BEGIN IMMEDIATE');
@@ -93,6 +155,7 @@ export class SqliteWriteLock {
       this.db.transaction(work)();
       return true;
     }
+    if (this.turn.taken) return false;
     this.setBusyTimeout(0);
     try {
       if (!this.tryBegin()) return false;
