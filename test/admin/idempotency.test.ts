@@ -218,4 +218,22 @@ describeEachBackend('admin API: Idempotency-Key', (db) => {
     const takenOver = await post(path, abandoned, { label: 'crashed' });
     expect(outcome(takenOver)).toEqual({ status: 201, body: expect.objectContaining({ label: 'crashed' }), replayed: null });
   });
+
+  it('an import’s claim is not stale while the import may still run: its retry gets 409, and nothing is imported twice', async () => {
+    const user = await createUser(db().store);
+    const path = `/admin/v1/users/${user.id}/contacts/import`;
+    const body = '{"name":"Ada"}\n';
+    const contentType = 'application/x-ndjson';
+    const fingerprint = fingerprintOf({ method: 'POST', path, contentType }, Buffer.from(body));
+    const key = randomUUID();
+    // Older than a request's stale bound, well within an import's (twice its own time bound, a minute at least).
+    await db().store.idempotency.claim(
+      { scope: `POST ${path}`, key },
+      fingerprint,
+      new Date(Date.now() - 2 * REQUEST_TIMEOUT_MS - 1_000).toISOString(),
+    );
+    const retry = await admin.request('POST', path, { raw: body, headers: { 'content-type': contentType, 'idempotency-key': key } });
+    expect(outcome(retry)).toEqual({ status: 409, body: { error: IDEMPOTENCY_IN_PROGRESS_MESSAGE }, replayed: null });
+    expect((await db().store.contacts.listPage(user.id, { limit: 1, offset: 0 })).total).toBe(0);
+  });
 });

@@ -39,6 +39,8 @@ declare module 'fastify' {
 export interface RequestIdempotency {
   key: string | null;
   fingerprint: () => string;
+  /** How long the request may run when longer than REQUEST_TIMEOUT_MS (an import): its claim is not stale before twice this. */
+  runsForMs?: number;
 }
 
 export interface IdempotencyPluginOptions extends IdempotencyOptions {
@@ -109,7 +111,7 @@ async function answerIdempotently(
   options: IdempotencyPluginOptions,
   request: FastifyRequest,
   reply: FastifyReply,
-  { key, fingerprint }: RequestIdempotency,
+  { key, fingerprint, runsForMs = 0 }: RequestIdempotency,
   handle: () => unknown,
 ): Promise<unknown> {
   if (key === null) return handle();
@@ -117,7 +119,7 @@ async function answerIdempotently(
     options.store,
     { scope: requestScope(request), key, fingerprint: fingerprint() },
     () => answerOf(handle, request, reply),
-    options,
+    { ...options, staleClaimMs: Math.max(options.staleClaimMs, 2 * runsForMs) },
   );
   if (answer.replayed) reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
   return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);

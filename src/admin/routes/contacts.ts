@@ -207,7 +207,7 @@ async function importRoute(app: FastifyInstance, { store, bodyLimitBytes, maxRec
       const fingerprint = fingerprintHasher(requestHead(request));
       const body = request.body instanceof Readable ? request.body : Readable.from([]);
       // The body is set aside on disk as it arrives, then read back a batch at a time as the import writes: its upload
-      // is over at the client's pace (REQUEST_TIMEOUT_MS bounds it, not the import), a key's answer is looked up by the
+      // is over at the client's pace (BODY_READ_TIMEOUT_MS bounds its stalls, not the import), a key's answer is looked up by the
       // whole body's fingerprint before anything is imported, and an upload cut short imports nothing.
       const spool = await spooled(hashed(bytesWithin(body, bodyLimitBytes), fingerprint));
       try {
@@ -215,7 +215,8 @@ async function importRoute(app: FastifyInstance, { store, bodyLimitBytes, maxRec
         const user = { id: request.params.id };
         // ImportSummary has every field the schema declares; test/admin/contacts.test.ts, that it has no other.
         const summary = (): Promise<Static<typeof ImportSummarySchema>> => importContacts(store, { user, file, match });
-        return await app.answerIdempotently(request, reply, { key, fingerprint: () => fingerprint.digest('hex') }, summary);
+        const idempotency = { key, fingerprint: () => fingerprint.digest('hex'), runsForMs: importTimeoutMs(bodyLimitBytes) };
+        return await app.answerIdempotently(request, reply, idempotency, summary);
       } finally {
         await spool.close();
       }
