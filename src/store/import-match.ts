@@ -7,7 +7,7 @@ import type { DuplicateEmail, ImportMatching, ImportRecord } from './store.js';
  * Emails and LinkedIn URLs are compared by their keys (domain/import-matching.ts), ASCII case folded alone: SQLite's
  * lower() folds nothing else, and PostgreSQL's lower() under COLLATE "C" folds the same, so both databases and this
  * code agree on every value. Each dialect writes the same keys in SQL (`emailKey`, `linkedinUrlKey`), as migration 10
- * (contacts_email) and 13 (contacts_linkedin_url) index them.
+ * (contacts_email) and 14 (contacts_linkedin_url) index them.
  */
 
 /** The key of each field a record can be matched on. */
@@ -26,7 +26,7 @@ export function linkedinUrlKeySql(lower: string, position: (text: string, sought
   return `rtrim(substr(${noWww}, 1, ${position(`replace(${noWww}, '#', '?') || '?'`, "'?'")} - 1), '/')`;
 }
 
-/** Per field, the index of the owner's listable contacts by its key (migrations 10 and 13). */
+/** Per field, the index of the owner's listable contacts by its key (migrations 10 and 14). */
 export const MATCH_INDEXES: Readonly<Record<ImportMatchField, string>> = {
   email: 'contacts_email',
   linkedin_url: 'contacts_linkedin_url',

@@ -61,7 +61,7 @@ export async function findExisting(client: pg.PoolClient, records: readonly Impo
   return found;
 }
 
-// One lookup of the field's index (migrations 10 and 13) per key: the owner's id is part of the indexed expression, and
+// One lookup of the field's index (migrations 10 and 14) per key: the owner's id is part of the indexed expression, and
 // the listable rule (listable.ts) is written without its owner_id term, which would let the planner pick
 // contacts_listable instead. OFFSET 0 keeps the subquery a lookup per key: flattened into a join, a planner without
 // statistics (right after a large import) read every listable contact of the owner once per batch of keys, computing
