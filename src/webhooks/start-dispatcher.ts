@@ -1,7 +1,8 @@
 import type { Config } from '../config.js';
 import type { WebhookMetrics } from '../http/metrics.js';
 import type { Store } from '../store/store.js';
-import { WebhookDispatcher, type DispatcherLog } from './dispatcher.js';
+import { WebhookDispatcher } from './dispatcher.js';
+import type { DispatcherLog } from './dispatcher-warnings.js';
 import { createWebhookSender } from './sender.js';
 import { WebhookSigner } from './signer.js';
 
