@@ -1,7 +1,7 @@
 import type { ContactFieldKind } from '../../domain/contact.js';
 import { CONTACT_COLUMNS_V1, CONTACT_FIELDS_V1, type MigrationContactField } from '../contact-fields-v1.js';
 import { contactJsonExpression, namesAndValues } from '../contact-row.js';
-import type { Migration } from '../migrator.js';
+import type { Migration } from '../contracts/migration.js';
 
 /** Characters migration 2's search_words column turned into spaces, as that migration was written (it is frozen). */
 const WORD_SEPARATORS = ' \t\n\r-_.,;:!?@#/\\&+()[]{}<>\'"|~*=\u001f';

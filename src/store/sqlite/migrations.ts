@@ -1,6 +1,6 @@
 import { CONTACT_COLUMNS_V1, CONTACT_FIELDS_V1 } from '../contact-fields-v1.js';
 import { contactJsonExpression, namesAndValues } from '../contact-row.js';
-import type { Migration } from '../migrator.js';
+import type { Migration } from '../contracts/migration.js';
 
 /**
  * Private-use characters the search index (migration 4) adds to the text it indexes. FTS5's unicode61 tokenizer
