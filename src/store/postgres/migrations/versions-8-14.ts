@@ -3,7 +3,6 @@ import type { Migration } from '../../contracts/migration.js';
 import {
   apiJsonParameters,
   COMPACT_CONTACT_API_JSON,
-  CONTACT_API_JSON,
   OBJECT_COLUMNS_V1,
   TYPES_OF_MIGRATION_1,
   TYPES_OF_MIGRATION_8,
