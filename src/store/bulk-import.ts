@@ -1,5 +1,7 @@
 import { NotFoundError } from '../domain/errors.js';
-import type { NewUser, OwnerBatch, Store } from './store.js';
+import type { OwnerBatch } from './contracts/contact-store.js';
+import type { NewUser } from './contracts/user-store.js';
+import type { Store } from './store.js';
 
 /** The steps of a bulk load; each store runs them inside its own single transaction. */
 export async function importInBulk(

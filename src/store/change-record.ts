@@ -1,5 +1,5 @@
 import type { ChangeLogState, ChangePosition } from '../domain/changes.js';
-import type { ChangeRecord } from './store.js';
+import type { ChangeRecord } from './contracts/contact-store.js';
 
 /** Past every contact id in a seq: a position with no `after` reads from the next seq on. */
 export const AFTER_EVERY_ID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';

@@ -1,5 +1,5 @@
 import { CONTACT_FIELDS, type ContactFieldKind, type ContactValues } from '../domain/contact.js';
-import type { Dialect } from './dialect.js';
+import type { Dialect } from './contracts/dialect.js';
 
 /** The users columns a User carries. */
 export const USER_COLUMNS = ['id', 'email', 'name', 'plan', 'created_at'] as const;

@@ -2,7 +2,7 @@ import type { ContactValues } from '../domain/contact.js';
 import { InputError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { CONTACT_VALUE_COLUMNS, EMPTY_CONTACT_VALUES, type ContactValueColumn } from './columns.js';
-import type { ImportRecord } from './store.js';
+import type { ImportRecord } from './contracts/contact-store.js';
 
 /** What an import needs to know of a contact that already has the record's id, whoever owns it. */
 export interface ExistingContact {

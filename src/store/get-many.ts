@@ -1,6 +1,6 @@
 import { InputError } from '../domain/errors.js';
 import { canonicalId } from '../domain/ids.js';
-import type { ListedContact } from './store.js';
+import type { ListedContact } from './contracts/contact-store.js';
 
 /** The most ids one ContactStore.getMany call takes: one bounded query (a uuid[] or a JSON array of them). */
 export const GET_MANY_MAX_IDS = 500;

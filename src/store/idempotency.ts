@@ -1,4 +1,4 @@
-import type { IdempotencyClaim } from './store.js';
+import type { IdempotencyClaim } from './contracts/idempotency-store.js';
 
 /** An Idempotency-Key another request claimed within the window: its fingerprint, and its answer once complete. */
 export interface HeldIdempotencyKey {

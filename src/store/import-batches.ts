@@ -1,6 +1,6 @@
 import { assertUniqueIds } from '../domain/contact-input.js';
 import { refusedRecordMerge } from '../domain/merge.js';
-import type { ImportOutcome, ImportRecord } from './store.js';
+import type { ImportOutcome, ImportRecord } from './contracts/contact-store.js';
 
 /** How many places an import's outcome lists of each kind (records naming a taken email, empty records); its counts are whole. */
 export const IMPORT_LISTED = 100;

@@ -1,7 +1,7 @@
 import { emailKey, linkedinUrlKey, type ImportMatchField } from '../domain/import-matching.js';
 import { newId } from '../domain/ids.js';
-import type { Dialect } from './dialect.js';
-import type { DuplicateEmail, ImportMatching, ImportRecord } from './store.js';
+import type { Dialect } from './contracts/dialect.js';
+import type { DuplicateEmail, ImportMatching, ImportRecord } from './contracts/contact-store.js';
 
 /*
  * Emails and LinkedIn URLs are compared by their keys (domain/import-matching.ts), ASCII case folded alone: SQLite's

@@ -1,5 +1,5 @@
 import { ConflictError } from '../domain/errors.js';
-import type { ApiKeyRecord, KeyRotation, NewApiKey } from './store.js';
+import type { ApiKeyRecord, KeyRotation, NewApiKey } from './contracts/key-store.js';
 
 /** The key a rotation creates: the replaced key's owner, label and scopes, with the rotation's secret and expiry. */
 export function successorKey(replaced: ApiKeyRecord, rotation: KeyRotation): NewApiKey {

@@ -1,4 +1,4 @@
-import type { Dialect } from './dialect.js';
+import type { Dialect } from './contracts/dialect.js';
 
 /*
  * A contact is listable when it is neither soft-merged into another contact (merged_into is null) nor its owner's

@@ -1,7 +1,7 @@
 import type { Contact } from '../domain/contact.js';
 import type { PageRequest } from '../domain/pagination.js';
 import { PagedListing, parsePageJson, type PagedListingOptions, type PageSource } from './paged-listing.js';
-import type { ContactPage, ContactPageJson } from './store.js';
+import type { ContactPage, ContactPageJson } from './contracts/contact-store.js';
 
 /** The listing half of a ContactStore, the same on every database: pages come from the dialect's page source. */
 export abstract class ListedContacts {

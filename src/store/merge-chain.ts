@@ -1,5 +1,5 @@
 import type { Contact } from '../domain/contact.js';
-import type { FoundContact } from './store.js';
+import type { FoundContact } from './contracts/contact-store.js';
 
 /**
  * How many soft-merge links a lookup by id follows. merge() keeps every chain one step long; the margin only

@@ -1,12 +1,13 @@
 import { resolve } from 'node:path';
-import type { Dialect, TargetOf } from './dialect.js';
+import type { DatabaseTarget, Dialect, TargetOf } from './contracts/dialect.js';
 import { POSTGRES_DIALECT } from './postgres/dialect.js';
 import { SQLITE_DIALECT } from './sqlite/dialect.js';
-import type { Store, StoreOptions } from './store.js';
+import type { StoreOptions } from './contracts/store-options.js';
+import type { Store } from './store.js';
 
 export const DEFAULT_SQLITE_PATH = './data/contacts.db';
 
-export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+export type { DatabaseTarget } from './contracts/dialect.js';
 
 /**
  * Reads DATABASE_URL: unset or empty → SQLite at ./data/contacts.db; `file:PATH` → SQLite at PATH;
@@ -32,5 +33,14 @@ export function dialectOf(target: DatabaseTarget): Dialect {
 
 /** Opens the store the target names; each driver is loaded only when used. */
 export async function openStore(target: DatabaseTarget, options: StoreOptions = {}): Promise<Store> {
-  return dialectOf(target).open(target, options);
+  switch (target.kind) {
+    case 'sqlite': {
+      const { openSqliteStore } = await import('./sqlite/sqlite-store.js');
+      return openSqliteStore(target.path, options);
+    }
+    case 'postgres': {
+      const { openPostgresStore } = await import('./postgres/postgres-store.js');
+      return openPostgresStore(target.url, options);
+    }
+  }
 }

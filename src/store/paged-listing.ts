@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { pageDocumentJson, paginationOf, type PageRequest, type SortKey } from '../domain/pagination.js';
 import { LruCache } from '../cache/lru-cache.js';
-import type { ContactPageJson } from './store.js';
+import type { ContactPageJson } from './contracts/contact-store.js';
 
 /**
  * An owner's listing state, maintained by the database itself (triggers): the number of listable contacts,

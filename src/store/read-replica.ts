@@ -1,5 +1,6 @@
 import { ThrottledWarning } from '../throttled-warning.js';
-import type { ContactStore, Store } from './store.js';
+import type { ContactStore } from './contracts/contact-store.js';
+import type { Store } from './store.js';
 
 /** Where the replica routing reports fallbacks and recoveries; a pino logger fits. */
 export interface ReplicaLog {

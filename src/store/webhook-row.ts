@@ -1,5 +1,5 @@
 import type { WebhookEventType, WebhookStatus } from '../domain/webhooks.js';
-import type { WebhookChanges, WebhookDelivery, WebhookRecord } from './store.js';
+import type { WebhookChanges, WebhookDelivery, WebhookRecord } from './contracts/webhook-store.js';
 
 /** The webhooks columns a WebhookRecord carries (never the lease: only the store reads it). */
 export const WEBHOOK_COLUMNS = [

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Dialect } from '../../src/store/dialect.js';
+import type { Dialect } from '../../src/store/contracts/dialect.js';
 import { emailKey, linkedinUrlKey } from '../../src/domain/import-matching.js';
 import { listableSql } from '../../src/store/listable.js';
 import { dialectOf, parseDatabaseUrl, type DatabaseTarget } from '../../src/store/open-store.js';

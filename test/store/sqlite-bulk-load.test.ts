@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.js';
 import { normalizeContactInput } from '../../src/domain/contact-input.js';
-import { indexContactWordsSql } from '../../src/store/sqlite/migrations.js';
+import { indexContactWordsSql } from '../../src/store/sqlite/migrations/search-index.js';
 import type { OwnerBatch, Store } from '../../src/store/store.js';
 import { contactRecord, createUser } from '../support/seed.js';
 

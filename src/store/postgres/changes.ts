@@ -4,7 +4,7 @@ import { canonicalId } from '../../domain/ids.js';
 import { AFTER_EVERY_ID, changeRecord, type ChangeRow, positionBefore } from '../change-record.js';
 import type { SortKey } from '../../domain/pagination.js';
 import { listableSql } from '../listable.js';
-import type { ChangeRead, ListedRead } from '../store.js';
+import type { ChangeRead, ListedRead } from '../contracts/contact-store.js';
 import { POSTGRES_DIALECT } from './dialect.js';
 import { pruneOldest } from './prune.js';
 

@@ -17,7 +17,15 @@ import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchAsync } from '../search-plan.js';
-import type { ChangeRead, ContactStore, FoundContact, ImportMatching, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
+import type {
+  ChangeRead,
+  ContactStore,
+  FoundContact,
+  ImportMatching,
+  ImportOutcome,
+  ImportRecord,
+  ListedRead,
+} from '../contracts/contact-store.js';
 import { postgresChangeLog, postgresCountChangesAfter, postgresPositionAt, postgresReadChanges, postgresReadListed } from './changes.js';
 import { ContactWriter, findHolders, findExisting } from './contact-writer.js';
 import { mergeContacts } from './merge.js';

@@ -3,7 +3,7 @@ import { columnKind, CONTACT_VALUE_COLUMNS, type ContactValueColumn } from '../c
 import type { ContactWrite, ExistingContact } from '../contact-write.js';
 import type { ImportMatchField } from '../../domain/import-matching.js';
 import { addHolders, matchKeySql, type StoredHolders } from '../import-match.js';
-import type { ImportOutcome, ImportRecord } from '../store.js';
+import type { ImportOutcome, ImportRecord } from '../contracts/contact-store.js';
 import { POSTGRES_DIALECT, postgresTypeOf } from './dialect.js';
 
 /** During an import: contacts inserted or updated per statement. */

@@ -1,6 +1,6 @@
 import { CONTACT_FIELDS, type ContactFieldKind } from '../../domain/contact.js';
 import type { ContactColumn } from '../columns.js';
-import type { Dialect, TargetOf } from '../dialect.js';
+import type { Dialect, TargetOf } from '../contracts/dialect.js';
 import { linkedinUrlKeySql } from '../import-match.js';
 import { isPostgresConnectionError } from './connection-error.js';
 
@@ -10,10 +10,6 @@ const MIGRATION_LOCK_KEY = 7_283_610_041;
 export const POSTGRES_DIALECT: Dialect<TargetOf<'postgres'>> = {
   name: 'postgres',
 
-  async open(target, options) {
-    const { openPostgresStore } = await import('./postgres-store.js');
-    return openPostgresStore(target.url, options);
-  },
   printableUrl: () => null,
 
   isFalse: (column) => `NOT ${column}`,

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { idempotencyWindowStart } from '../../domain/idempotency.js';
 import { claimOfHeld, type HeldIdempotencyKey } from '../idempotency.js';
-import type { IdempotencyClaim, IdempotencyKey, IdempotencyStore, KeptAnswer } from '../store.js';
+import type { IdempotencyClaim, IdempotencyKey, IdempotencyStore, KeptAnswer } from '../contracts/idempotency-store.js';
 import { pruneOldest } from './prune.js';
 
 /**

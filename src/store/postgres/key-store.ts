@@ -4,7 +4,7 @@ import { canonicalId, newId } from '../../domain/ids.js';
 import { columnList, KEY_COLUMNS } from '../columns.js';
 import { revokedKeyConflict, successorKey } from '../key-rotation.js';
 import type { KeyUse, KeyUseRecorder } from '../key-use-recorder.js';
-import type { ApiKeyRecord, KeyRotation, KeyStore, KeyWithOwner, NewApiKey } from '../store.js';
+import type { ApiKeyRecord, KeyRotation, KeyStore, KeyWithOwner, NewApiKey } from '../contracts/key-store.js';
 import { inTransaction } from './transaction.js';
 
 const INSERT_KEY_SQL = `INSERT INTO api_keys (id, owner_id, label, scopes, secret_hash, start, created_at, expires_at)

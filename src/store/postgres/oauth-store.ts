@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { secretOrThrow } from '../oauth-secrets.js';
-import type { FoundOAuthRecord, OAuthRecord, OAuthStore } from '../store.js';
+import type { FoundOAuthRecord, OAuthRecord, OAuthStore } from '../contracts/oauth-store.js';
 import { pruneOldest } from './prune.js';
 
 const FOUND_COLUMNS = `payload, to_char(consumed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "consumedAt"`;

@@ -1,21 +1,17 @@
 import type pg from 'pg';
 import { importInBulk } from '../bulk-import.js';
 import { KeyUseRecorder } from '../key-use-recorder.js';
-import { runMigrations, type MigrationConnection } from '../migrator.js';
+import type { MigrationConnection } from '../contracts/migration.js';
+import { runMigrations } from '../migrator.js';
 import type { PagedListingOptions } from '../paged-listing.js';
-import type {
-  ContactStore,
-  IdempotencyStore,
-  KeyStore,
-  NewUser,
-  OAuthStore,
-  OwnerBatch,
-  PoolStats,
-  Store,
-  StoreOptions,
-  UserStore,
-  WebhookStore,
-} from '../store.js';
+import type { ContactStore, OwnerBatch } from '../contracts/contact-store.js';
+import type { IdempotencyStore } from '../contracts/idempotency-store.js';
+import type { KeyStore } from '../contracts/key-store.js';
+import type { OAuthStore } from '../contracts/oauth-store.js';
+import type { StoreOptions } from '../contracts/store-options.js';
+import type { NewUser, UserStore } from '../contracts/user-store.js';
+import type { WebhookStore } from '../contracts/webhook-store.js';
+import type { PoolStats, Store } from '../store.js';
 import { postgresPruneChanges } from './changes.js';
 import { openPool } from './connection.js';
 import { PostgresContactStore } from './contact-store.js';

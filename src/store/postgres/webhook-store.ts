@@ -3,7 +3,14 @@ import type { ChangePosition } from '../../domain/changes.js';
 import { canonicalId, parseChosenId } from '../../domain/ids.js';
 import type { WebhookStatus } from '../../domain/webhooks.js';
 import { columnList } from '../columns.js';
-import type { NewWebhook, WebhookChanges, WebhookDelivery, WebhookLeaseLane, WebhookRecord, WebhookStore } from '../store.js';
+import type {
+  NewWebhook,
+  WebhookChanges,
+  WebhookDelivery,
+  WebhookLeaseLane,
+  WebhookRecord,
+  WebhookStore,
+} from '../contracts/webhook-store.js';
 import {
   countsByStatus,
   DELIVERY_COLUMNS,

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { listableSql } from '../listable.js';
-import { indexContactWordsSql } from './migrations.js';
+import { indexContactWordsSql } from './migrations/search-index.js';
 import type { SqliteWriteLock } from './transaction.js';
 import { StatementCache } from './statements.js';
 import { SQLITE_DIALECT } from './dialect.js';

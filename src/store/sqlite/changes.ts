@@ -3,7 +3,7 @@ import { canonicalId } from '../../domain/ids.js';
 import { AFTER_EVERY_ID, changeRecord, type ChangeRow, positionBefore } from '../change-record.js';
 import type { SortKey } from '../../domain/pagination.js';
 import { listableSql } from '../listable.js';
-import type { ChangeRead, ListedRead } from '../store.js';
+import type { ChangeRead, ListedRead } from '../contracts/contact-store.js';
 import type { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 import { SQLITE_DIALECT } from './dialect.js';

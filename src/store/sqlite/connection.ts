@@ -1,7 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { StoreOptions } from '../store.js';
+import type { StoreOptions } from '../contracts/store-options.js';
 import { SqliteWriteLock, type WriteTurn } from './transaction.js';
 
 const openedDatabases = new Set<Database.Database>();

@@ -17,7 +17,15 @@ import { MAX_MERGE_HOPS, mergeChainResult } from '../merge-chain.js';
 import { ListedContacts } from '../listed-contacts.js';
 import type { PagedListingOptions } from '../paged-listing.js';
 import { searchSync } from '../search-plan.js';
-import type { ChangeRead, ContactStore, FoundContact, ImportMatching, ImportOutcome, ImportRecord, ListedRead } from '../store.js';
+import type {
+  ChangeRead,
+  ContactStore,
+  FoundContact,
+  ImportMatching,
+  ImportOutcome,
+  ImportRecord,
+  ListedRead,
+} from '../contracts/contact-store.js';
 import { SqliteBulkLoad } from './bulk-load.js';
 import { sqliteChangeLog, sqliteCountChangesAfter, sqlitePositionAt, sqliteReadChanges, sqliteReadListed } from './changes.js';
 import { ContactWriter } from './contact-writer.js';

@@ -1,6 +1,6 @@
 import { CONTACT_VALUE_COLUMNS, JSON_COLUMNS, type ContactValueColumn } from '../columns.js';
 import type { ContactWrite, ExistingContact } from '../contact-write.js';
-import type { ImportOutcome } from '../store.js';
+import type { ImportOutcome } from '../contracts/contact-store.js';
 import type { Row, StatementCache } from './statements.js';
 
 const INSERT_SQL = `INSERT INTO contacts (id, owner_id, ${CONTACT_VALUE_COLUMNS.join(', ')})

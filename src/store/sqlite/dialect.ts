@@ -1,13 +1,9 @@
-import type { Dialect, TargetOf } from '../dialect.js';
+import type { Dialect, TargetOf } from '../contracts/dialect.js';
 import { linkedinUrlKeySql } from '../import-match.js';
 
 export const SQLITE_DIALECT: Dialect<TargetOf<'sqlite'>> = {
   name: 'sqlite',
 
-  async open(target, options) {
-    const { openSqliteStore } = await import('./sqlite-store.js');
-    return openSqliteStore(target.path, options);
-  },
   printableUrl: (target) => `file:${target.path}`,
 
   isFalse: (column) => `${column} = 0`,

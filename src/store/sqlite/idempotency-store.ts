@@ -1,6 +1,6 @@
 import { idempotencyWindowStart } from '../../domain/idempotency.js';
 import { claimOfHeld, type HeldIdempotencyKey } from '../idempotency.js';
-import type { IdempotencyClaim, IdempotencyKey, IdempotencyStore, KeptAnswer } from '../store.js';
+import type { IdempotencyClaim, IdempotencyKey, IdempotencyStore, KeptAnswer } from '../contracts/idempotency-store.js';
 import type { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 

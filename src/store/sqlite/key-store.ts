@@ -4,7 +4,7 @@ import type { Scope } from '../../domain/scopes.js';
 import { columnList, KEY_COLUMNS } from '../columns.js';
 import { revokedKeyConflict, successorKey } from '../key-rotation.js';
 import type { KeyUse, KeyUseRecorder } from '../key-use-recorder.js';
-import type { ApiKeyRecord, KeyRotation, KeyStore, KeyWithOwner, NewApiKey } from '../store.js';
+import type { ApiKeyRecord, KeyRotation, KeyStore, KeyWithOwner, NewApiKey } from '../contracts/key-store.js';
 import type { Row, StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 

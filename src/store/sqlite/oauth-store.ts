@@ -1,5 +1,5 @@
 import { secretOrThrow } from '../oauth-secrets.js';
-import type { FoundOAuthRecord, OAuthRecord, OAuthStore } from '../store.js';
+import type { FoundOAuthRecord, OAuthRecord, OAuthStore } from '../contracts/oauth-store.js';
 import type { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';
 

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { listableSql } from '../listable.js';
 import { indexedLength, lookupWords, type SearchCandidate, type SearchReads, type SearchScope, type WalkPosition } from '../search-plan.js';
-import { SEARCH_MARKERS } from './migrations.js';
+import { SEARCH_MARKERS } from './migrations/search-index.js';
 import { SQLITE_DIALECT } from './dialect.js';
 
 /** A contact as the SQLite search reads it; `row_id` finds its full row once it is chosen. */

@@ -1,19 +1,17 @@
 import type Database from 'better-sqlite3';
 import { importInBulk } from '../bulk-import.js';
 import { KeyUseRecorder } from '../key-use-recorder.js';
-import { pendingMigrations, runMigrations, type MigrationConnection } from '../migrator.js';
+import type { MigrationConnection } from '../contracts/migration.js';
+import { pendingMigrations, runMigrations } from '../migrator.js';
 import type { PagedListingOptions } from '../paged-listing.js';
-import type {
-  IdempotencyStore,
-  KeyStore,
-  NewUser,
-  OAuthStore,
-  OwnerBatch,
-  Store,
-  StoreOptions,
-  UserStore,
-  WebhookStore,
-} from '../store.js';
+import type { OwnerBatch } from '../contracts/contact-store.js';
+import type { IdempotencyStore } from '../contracts/idempotency-store.js';
+import type { KeyStore } from '../contracts/key-store.js';
+import type { OAuthStore } from '../contracts/oauth-store.js';
+import type { StoreOptions } from '../contracts/store-options.js';
+import type { NewUser, UserStore } from '../contracts/user-store.js';
+import type { WebhookStore } from '../contracts/webhook-store.js';
+import type { Store } from '../store.js';
 import { SqliteBulkLoad } from './bulk-load.js';
 import { sqlitePruneChanges } from './changes.js';
 import { openDatabase } from './connection.js';

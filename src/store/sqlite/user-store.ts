@@ -3,7 +3,7 @@ import { NotFoundError } from '../../domain/errors.js';
 import { canonicalId, newId, parseChosenId } from '../../domain/ids.js';
 import type { PageRequest } from '../../domain/pagination.js';
 import { columnList, USER_COLUMNS, userWithKeyCountList } from '../columns.js';
-import type { NewUser, User, UserChanges, UserPage, UserStore, UserWithKeyCount } from '../store.js';
+import type { NewUser, User, UserChanges, UserPage, UserStore, UserWithKeyCount } from '../contracts/user-store.js';
 import { userConflict } from '../user-conflict.js';
 import type { StatementCache } from './statements.js';
 import type { SqliteWriteLock } from './transaction.js';

@@ -1,6 +1,7 @@
-import type { MigrationSession } from './migrator.js';
-import type { DatabaseTarget } from './open-store.js';
-import type { Store, StoreOptions } from './store.js';
+import type { MigrationSession } from './migration.js';
+
+/** The database DATABASE_URL names (parseDatabaseUrl in open-store.ts). */
+export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
 /** The target of one database: `TargetOf<'sqlite'>` names a file, `TargetOf<'postgres'>` a server. */
 export type TargetOf<Name extends DatabaseTarget['kind']> = Extract<DatabaseTarget, { kind: Name }>;
@@ -14,8 +15,6 @@ export interface Dialect<Target extends DatabaseTarget = DatabaseTarget> {
   /** The database's name: its targets' kind, and what `serve` reports. */
   readonly name: Target['kind'];
 
-  /** Opens the store `target` names; the database's driver is loaded only then. */
-  open(target: Target, options: StoreOptions): Promise<Store>;
   /** DATABASE_URL as a command printed for the user may repeat it; null when it must not (it may hold a password). */
   printableUrl(target: Target): string | null;
 
