@@ -42,6 +42,9 @@ const LAYER_ZONES = [
   },
 ];
 
+/** The doors: each reads and writes through src/operations/; of src/store/ it may name the contracts' types alone. */
+const DOORS = ['http', 'mcp', 'carddav', 'webhooks', 'admin', 'oauth'];
+
 export default tseslint.config(
   {
     ignores: [
@@ -90,6 +93,23 @@ export default tseslint.config(
     files: ['src/store/**/*.ts'],
     settings: { 'import-x/extensions': ['.ts'] },
     rules: { 'import-x/no-cycle': 'error' },
+  },
+  {
+    files: DOORS.map((door) => `src/${door}/**/*.ts`),
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/store/*', '**/store/**'],
+              allowTypeImports: true,
+              message: 'A door reaches the stores through src/operations/; it may import the store contracts’ types only.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

@@ -1,7 +1,8 @@
 import type { Contact } from 'contacts-read-api-client';
 import { vcardCard } from '../export/formats/vcard-card.js';
 import { contentEtag } from '../http/conditional.js';
-import type { ContactStore, ListedRead } from '../store/store.js';
+import { listingBatches, readListedAfter, type ChangeLogReader } from '../operations/change-feed.js';
+import type { ListedRead } from '../store/store.js';
 import { cardPath } from './paths.js';
 
 export const CARD_CONTENT_TYPE = 'text/vcard; charset=utf-8';
@@ -32,17 +33,11 @@ export function cardOfJson(ownerId: string, json: string): Card {
  * The owner's listing in list order, a page at a time, from `first` (already read, so that the answer's status and its
  * sync position are known before any byte of it is sent) to the end.
  */
-export async function* listingPages(contacts: ContactStore, ownerId: string, first: ListedRead): AsyncGenerator<ListedRead> {
-  let page = first;
-  for (;;) {
-    yield page;
-    const last = page.contacts.at(-1);
-    if (page.contacts.length < LISTING_PAGE_SIZE || last === undefined) return;
-    page = await contacts.readListed(ownerId, last.key, LISTING_PAGE_SIZE);
-  }
+export function listingPages(contacts: ChangeLogReader, ownerId: string, first: ListedRead): AsyncGenerator<ListedRead> {
+  return listingBatches(contacts, ownerId, first, LISTING_PAGE_SIZE);
 }
 
 /** The first page of the owner's listing, with the change log's state in the same snapshot. */
-export function firstListingPage(contacts: ContactStore, ownerId: string): Promise<ListedRead> {
-  return contacts.readListed(ownerId, null, LISTING_PAGE_SIZE);
+export function firstListingPage(contacts: ChangeLogReader, ownerId: string): Promise<ListedRead> {
+  return readListedAfter(contacts, ownerId, null, LISTING_PAGE_SIZE);
 }

@@ -1,9 +1,10 @@
 import type { ServiceKeySource } from '../http/service-key.js';
-import type { ContactStore } from '../store/store.js';
+import type { ChangeLogReader } from '../operations/change-feed.js';
+import type { ContactReader } from '../operations/contacts.js';
 
 /** What the address book's handlers read: the contacts, the key that signs sync tokens, and how long changes are kept. */
 export interface CardDavDependencies {
-  contacts: ContactStore;
+  contacts: ContactReader & ChangeLogReader;
   serviceKey: ServiceKeySource;
   /** CHANGES_RETENTION_DAYS, in ms: a sync token older than this is refused (403 valid-sync-token). */
   retentionMs: number;

@@ -6,6 +6,7 @@ import { describe, type PropertyContext, type PropertyRequest } from './properti
 import { resourceOfHref } from './paths.js';
 import { DAV_NS } from './namespaces.js';
 import type { XmlElement } from './xml-reading.js';
+import { getContacts } from '../operations/contacts.js';
 import type { ListedRead } from '../store/store.js';
 
 /**
@@ -49,7 +50,7 @@ async function* byId(
   asked: PropertyRequest,
   context: PropertyContext,
 ) {
-  const found = new Map((await deps.contacts.getMany(ownerId, [...wanted.keys()])).map((listed) => [listed.key.id, listed.json]));
+  const found = new Map((await getContacts(deps.contacts, ownerId, [...wanted.keys()])).map((listed) => [listed.key.id, listed.json]));
   const responses: string[] = [];
   for (const [contactId, href] of wanted) {
     const json = found.get(contactId);

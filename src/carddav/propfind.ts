@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf } from '../http/authorize.js';
+import { changeLogState } from '../operations/change-feed.js';
 import { cardOfJson, firstListingPage, listingPages } from './cards.js';
 import type { CardDavDependencies } from './dependencies.js';
 import { parseDepth } from './depth.js';
@@ -56,6 +57,6 @@ export function cardResponse(ownerId: string, json: string, asked: PropertyReque
 
 /** The book's sync token now. */
 export async function currentSyncToken(deps: CardDavDependencies, ownerId: string): Promise<string> {
-  const [log, key] = await Promise.all([deps.contacts.changeLog(ownerId), deps.serviceKey.ready()]);
+  const [log, key] = await Promise.all([changeLogState(deps.contacts, ownerId), deps.serviceKey.ready()]);
   return syncTokenUri(ownerId, log.currentSeq, key, Date.now());
 }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { NotFoundError } from '../domain/errors.js';
-import type { ContactStore } from '../store/store.js';
+import { getContact, type ContactReader } from '../operations/contacts.js';
 import { cardOf, type Card } from './cards.js';
 import { resourceAt, type DavResource } from './paths.js';
 
@@ -17,13 +17,13 @@ export function ownedResource(request: FastifyRequest, ownerId: string): DavReso
 }
 
 /** The card of one of the owner's contacts, or null for an unknown id, a merged duplicate or the self row. */
-export async function findCard(contacts: ContactStore, ownerId: string, contactId: string): Promise<Card | null> {
-  const found = await contacts.get(ownerId, contactId);
+export async function findCard(contacts: ContactReader, ownerId: string, contactId: string): Promise<Card | null> {
+  const found = await getContact(contacts, ownerId, contactId);
   return found === null || found.mergedFrom !== null ? null : cardOf(ownerId, found.contact);
 }
 
 /** The card a path names, or 404. */
-export async function requireCard(contacts: ContactStore, ownerId: string, contactId: string): Promise<Card> {
+export async function requireCard(contacts: ContactReader, ownerId: string, contactId: string): Promise<Card> {
   const card = await findCard(contacts, ownerId, contactId);
   if (card === null) throw new NotFoundError(NO_SUCH_RESOURCE_MESSAGE);
   return card;

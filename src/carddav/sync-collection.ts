@@ -1,13 +1,13 @@
 import type { Readable } from 'node:stream';
-import type { SyncToken } from '../domain/changes.js';
 import { InputError } from '../domain/errors.js';
-import type { ChangeRead, ChangeRecord } from '../store/store.js';
+import { changeBatches, readChangesAfterToken } from '../operations/change-feed.js';
+import type { ChangeRecord } from '../store/store.js';
 import { cardOfJson, firstListingPage, LISTING_PAGE_SIZE, listingPages } from './cards.js';
 import type { CardDavDependencies } from './dependencies.js';
 import { dav, multistatusStream, statusResponse, textElement } from './multistatus.js';
 import { cardPath } from './paths.js';
 import { describe, type PropertyContext, type PropertyRequest } from './properties.js';
-import { assertSyncTokenFollowable, positionOfSyncToken, syncTokenUri } from './sync-token.js';
+import { asInvalidSyncToken, positionOfSyncToken, syncTokenUri } from './sync-token.js';
 import { DAV_NS } from './namespaces.js';
 import { childOf, type XmlElement } from './xml-reading.js';
 
@@ -42,21 +42,17 @@ export async function syncCollection(
     );
   }
   const since = positionOfSyncToken(given, ownerId, key);
-  const first = await deps.contacts.readChanges(ownerId, since, LISTING_PAGE_SIZE);
-  assertSyncTokenFollowable(since, first.log, deps.retentionMs, now);
+  // The feed's 410 for a token the log cannot follow (expired, truncated, ahead) is a 403 valid-sync-token here.
+  const first = await readChangesAfterToken(deps, ownerId, since, LISTING_PAGE_SIZE, now).catch(asInvalidSyncToken);
   return multistatusStream(
     (async function* () {
-      let read: ChangeRead = first;
-      let position: SyncToken = since;
-      for (;;) {
-        yield read.records.map((record) => changeResponse(ownerId, record, asked, context)).join('');
-        const last = read.records.at(-1);
-        if (read.records.length < LISTING_PAGE_SIZE || last === undefined) break;
-        position = { ...position, seq: last.seq, after: last.contactId };
-        read = await deps.contacts.readChanges(ownerId, position, LISTING_PAGE_SIZE);
+      let currentSeq = first.log.currentSeq;
+      for await (const batch of changeBatches(deps.contacts, ownerId, first, LISTING_PAGE_SIZE)) {
+        yield batch.changes.map((record) => changeResponse(ownerId, record, asked, context)).join('');
+        // The last batch reaches the end of the log: it holds every change up to where the log stood in its snapshot.
+        currentSeq = batch.log.currentSeq;
       }
-      // The last read holds every change up to where the log stood in its snapshot.
-      yield tokenElement(read.log.currentSeq);
+      yield tokenElement(currentSeq);
     })(),
   );
 }

@@ -1,11 +1,4 @@
-import {
-  assertTokenFollowable,
-  assertTokenOwner,
-  decodeSyncToken,
-  encodeSyncToken,
-  type ChangeLogState,
-  type SyncToken,
-} from '../domain/changes.js';
+import { assertTokenOwner, decodeSyncToken, encodeSyncToken, type SyncToken } from '../domain/changes.js';
 import { PublicError } from '../domain/errors.js';
 import type { ServiceKey } from '../domain/service-key.js';
 import { DavError } from './dav-error.js';
@@ -38,17 +31,17 @@ export function positionOfSyncToken(uri: string, ownerId: string, key: ServiceKe
   return token;
 }
 
-/** 403 valid-sync-token when the log no longer holds every change after the token (expired, truncated, ahead). */
-export function assertSyncTokenFollowable(token: SyncToken, log: ChangeLogState, retentionMs: number, now: number): void {
-  refusingAsInvalid(() => assertTokenFollowable(token, log, retentionMs, now));
+/** Throws `error` again, a refusal of the client's token (any PublicError under 500) as a 403 valid-sync-token. */
+export function asInvalidSyncToken(error: unknown): never {
+  if (error instanceof PublicError && error.status < 500) throw invalidSyncToken();
+  throw error;
 }
 
 function refusingAsInvalid<T>(read: () => T): T {
   try {
     return read();
   } catch (error) {
-    if (error instanceof PublicError && error.status < 500) throw invalidSyncToken();
-    throw error;
+    return asInvalidSyncToken(error);
   }
 }
 

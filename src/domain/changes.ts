@@ -151,11 +151,30 @@ export function assertTokenOwner(token: SyncToken, ownerId: string): void {
   }
 }
 
+/** Why the log no longer holds every change a reader is owed: kept too briefly, or cut short before its position. */
+export type ChangesLost = 'retention' | 'truncated';
+
+/**
+ * The one rule for following the change log from a position (a sync token's, a webhook endpoint's cursor): changes have
+ * waited for the reader since `waitingSince` (ms) longer than the log keeps them, or the log is no longer complete from
+ * `seq` on (`changesFrom`, moved by a TRUNCATE, is past it). Null when every change after `seq` is still there.
+ */
+export function changesLost(
+  reader: { seq: number; waitingSince: number },
+  log: { changesFrom: number } | null,
+  retentionMs: number,
+  now: number,
+): ChangesLost | null {
+  if (now - reader.waitingSince > retentionMs) return 'retention';
+  return log !== null && reader.seq < log.changesFrom ? 'truncated' : null;
+}
+
 /**
  * 410 for a token that cannot be followed: issued longer ago than the retention, from before the log was last
  * complete (TRUNCATE), or ahead of the log (another database's).
  */
 export function assertTokenFollowable(token: SyncToken, log: ChangeLogState, retentionMs: number, now: number): void {
-  const expired = now - token.issuedAt > retentionMs || token.seq < log.changesFrom || token.seq > log.currentSeq;
+  const expired =
+    changesLost({ seq: token.seq, waitingSince: token.issuedAt }, log, retentionMs, now) !== null || token.seq > log.currentSeq;
   if (expired) throw new PublicError(410, SYNC_TOKEN_EXPIRED_MESSAGE);
 }

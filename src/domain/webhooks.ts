@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { changesLost } from './changes.js';
 import { parseDuration } from './duration.js';
 import { InputError } from './errors.js';
 
@@ -80,7 +81,7 @@ export function isPastRetention(
   now: number,
   retentionMs: number,
 ): boolean {
-  return now - Date.parse(endpoint.pendingSince) > retentionMs || (log !== null && endpoint.cursor.seq < log.changesFrom);
+  return changesLost({ seq: endpoint.cursor.seq, waitingSince: Date.parse(endpoint.pendingSince) }, log, retentionMs, now) !== null;
 }
 
 /** Why an endpoint past the retention is disabled: what happened, and how the integrator recovers. */

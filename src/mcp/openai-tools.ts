@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Contact } from '../domain/contact.js';
 import { SEARCH_LIMIT_MAX } from '../domain/search.js';
-import type { ContactStore } from '../store/store.js';
+import { getContact, searchContacts, type ContactReader } from '../operations/contacts.js';
 import { withoutLargestFields, RESULT_BUDGET_BYTES } from './result-budget.js';
 import { FetchInput, FetchOutput, SearchInput, SearchOutput } from './schemas.js';
 import { CONTACT_NOT_FOUND_MESSAGE, contactTitle, READ_ONLY, toolError, type ToolRunner } from './tool-results.js';
@@ -16,7 +16,7 @@ const METADATA_FIELDS = ['source', 'created_at', 'updated_at'] as const;
  */
 export function registerOpenAiTools(
   server: McpServer,
-  deps: { run: ToolRunner; contacts: ContactStore; contactUrl: (id: string) => string },
+  deps: { run: ToolRunner; contacts: ContactReader; contactUrl: (id: string) => string },
 ): void {
   server.registerTool(
     'search',
@@ -31,7 +31,7 @@ export function registerOpenAiTools(
     },
     ({ query }) =>
       deps.run(async (ownerId) => {
-        const found = await deps.contacts.search(ownerId, query, SEARCH_LIMIT_MAX);
+        const found = await searchContacts(deps.contacts, ownerId, query, SEARCH_LIMIT_MAX);
         return jsonResult({
           results: found.map((contact) => ({ id: contact.id, title: contactTitle(contact), url: deps.contactUrl(contact.id) })),
         });
@@ -49,7 +49,7 @@ export function registerOpenAiTools(
     },
     ({ id }) =>
       deps.run(async (ownerId) => {
-        const found = await deps.contacts.get(ownerId, id);
+        const found = await getContact(deps.contacts, ownerId, id);
         if (!found) return toolError(CONTACT_NOT_FOUND_MESSAGE);
         const { contact, mergedFrom } = found;
         const fitted = withoutLargestFields(contact as Record<string, unknown>, RESULT_BUDGET_BYTES, ['id', 'name']);

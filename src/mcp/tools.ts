@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { paginationOf } from '../domain/pagination.js';
-import type { ContactStore } from '../store/store.js';
+import { getContact, listContacts, searchContacts, type ContactReader } from '../operations/contacts.js';
 import { COMPACT_FIELDS, projectContact } from './contact-fields.js';
 import { fittingPrefix, RESULT_BUDGET_BYTES, withoutLargestFields } from './result-budget.js';
 import {
@@ -16,7 +16,7 @@ import { CONTACT_NOT_FOUND_MESSAGE, contactLine, READ_ONLY, toolError, type Tool
 
 /** What the tools read and for whom. */
 export interface ContactToolsDependencies {
-  contacts: ContactStore;
+  contacts: ContactReader;
   /**
    * The owner the caller's key resolves to, asked on every tool call: over stdio one process serves a whole
    * session, so a key revoked (or a plan downgraded) meanwhile stops working at the next call. Throws AuthError.
@@ -48,7 +48,7 @@ export function registerContactTools(server: McpServer, deps: Omit<ContactToolsD
     ({ limit, offset, fields }) =>
       run(async (ownerId) => {
         const page = { limit, offset };
-        const { contacts, total } = await deps.contacts.listPage(ownerId, page);
+        const { contacts, total } = await listContacts(deps.contacts, ownerId, page);
         const projected = contacts.map((contact) => projectContact(contact, fields ?? COMPACT_FIELDS));
         const data = fittingPrefix(projected, RESULT_BUDGET_BYTES);
         const truncated = data.length < projected.length;
@@ -78,7 +78,7 @@ export function registerContactTools(server: McpServer, deps: Omit<ContactToolsD
     },
     ({ id, fields }) =>
       run(async (ownerId) => {
-        const found = await deps.contacts.get(ownerId, id);
+        const found = await getContact(deps.contacts, ownerId, id);
         if (!found) return toolError(CONTACT_NOT_FOUND_MESSAGE);
         const { contact, mergedFrom } = found;
         const fitted = withoutLargestFields(projectContact(contact, fields ?? COMPACT_FIELDS), RESULT_BUDGET_BYTES, ['id', 'name']);
@@ -110,7 +110,7 @@ export function registerContactTools(server: McpServer, deps: Omit<ContactToolsD
     },
     ({ query, limit, fields }) =>
       run(async (ownerId) => {
-        const found = await deps.contacts.search(ownerId, query, limit);
+        const found = await searchContacts(deps.contacts, ownerId, query, limit);
         const projected = found.map((contact) => projectContact(contact, fields ?? COMPACT_FIELDS));
         const data = fittingPrefix(projected, RESULT_BUDGET_BYTES);
         const omittedIds = found.slice(data.length).map((contact) => contact.id);

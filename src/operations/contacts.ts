@@ -1,9 +1,56 @@
+import type { Contact } from '../domain/contact.js';
 import type { ImportMatchField } from '../domain/import-matching.js';
+import type { PageRequest } from '../domain/pagination.js';
 import type { ContactsFile, ReadTally } from '../import/read-contacts.js';
-import type { NewUser, OwnerBatch, Store } from '../store/store.js';
+import type {
+  ContactPage,
+  ContactPageJson,
+  ContactStore,
+  FoundContact,
+  ListedContact,
+  NewUser,
+  OwnerBatch,
+  Store,
+} from '../store/store.js';
 import { requireUser, type UserRef } from './users.js';
 
 type UsersAndContacts = Pick<Store, 'users' | 'contacts'>;
+
+/**
+ * What the doors read of an owner's contacts. The reads hand the store's promise on as it is (no await, nothing built):
+ * the REST listing's first page is served at the rate of its version lookup.
+ */
+export type ContactReader = Pick<ContactStore, 'listPage' | 'listPageJson' | 'listingVersion' | 'get' | 'getMany' | 'search'>;
+
+/** A page of the owner's listable contacts (not merged, not the self row), ordered by created_at, then id. */
+export function listContacts(contacts: ContactReader, ownerId: string, page: PageRequest): Promise<ContactPage> {
+  return contacts.listPage(ownerId, page);
+}
+
+/** The same page as listContacts, as the list response's JSON with the listing version it belongs to: what REST sends. */
+export function listContactsJson(contacts: ContactReader, ownerId: string, page: PageRequest): Promise<ContactPageJson> {
+  return contacts.listPageJson(ownerId, page);
+}
+
+/** The owner's listing version (every write to the owner's contacts changes it), without reading a contact. */
+export function listingVersion(contacts: ContactReader, ownerId: string): Promise<number> {
+  return contacts.listingVersion(ownerId);
+}
+
+/** One listable contact of the owner; a merged duplicate's id gives the contact it was merged into. Null when none. */
+export function getContact(contacts: ContactReader, ownerId: string, id: string): Promise<FoundContact | null> {
+  return contacts.get(ownerId, id);
+}
+
+/** The owner's listable contacts among `ids` in list order, in one query; a merged or unknown id gives nothing. */
+export function getContacts(contacts: ContactReader, ownerId: string, ids: readonly string[]): Promise<ListedContact[]> {
+  return contacts.getMany(ownerId, ids);
+}
+
+/** The owner's listable contacts matching the words of `query`, best first, at most `limit` (ContactStore.search). */
+export function searchContacts(contacts: ContactReader, ownerId: string, query: string, limit: number): Promise<Contact[]> {
+  return contacts.search(ownerId, query, limit);
+}
 
 /** What an import did with a file's records, as `contacts import --json` prints it; IMPORT_LISTED places at most of each kind. */
 export interface ImportSummary {

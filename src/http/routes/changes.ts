@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
-  assertTokenFollowable,
   assertTokenOwner,
   encodeSyncToken,
   decodeSyncToken,
@@ -10,8 +9,14 @@ import {
   SYNC_TOKEN_EXPIRED_MESSAGE,
   type SyncToken,
 } from '../../domain/changes.js';
+import {
+  changeLogForToken,
+  changeLogState,
+  readChangesAfterToken,
+  readListedAfterToken,
+  type ChangeFeedSource,
+} from '../../operations/change-feed.js';
 import { changeJson, upsertJson } from '../../operations/change-json.js';
-import type { ContactStore } from '../../store/store.js';
 import { principalOf } from '../authorize.js';
 import type { ServiceKeySource } from '../service-key.js';
 import { ifNoneMatchOf, notModified } from '../conditional.js';
@@ -78,9 +83,7 @@ interface FeedAnswer {
   hasMore: boolean;
 }
 
-interface FeedDependencies {
-  contacts: ContactStore;
-  retentionMs: number;
+interface FeedDependencies extends ChangeFeedSource {
   serviceKey: ServiceKeySource;
 }
 
@@ -105,8 +108,7 @@ async function listedPage(
   limit: number,
   now: number,
 ): Promise<FeedAnswer> {
-  const read = await deps.contacts.readListed(ownerId, walk?.listedThrough ?? null, limit + 1);
-  if (walk !== null) assertTokenFollowable(walk, read.log, deps.retentionMs, now);
+  const read = await readListedAfterToken(deps, ownerId, walk, limit + 1, now);
   const start = walk ?? { ownerId, seq: read.log.currentSeq, after: null, issuedAt: now, listedThrough: null };
   const listed = read.contacts.slice(0, limit);
   const more = read.contacts.length > limit;
@@ -119,13 +121,11 @@ async function listedPage(
 
 /** The changes after a token's position, oldest first. */
 async function changesPage(deps: FeedDependencies, ownerId: string, since: SyncToken, limit: number, now: number): Promise<FeedAnswer> {
-  const read = await deps.contacts.readChanges(ownerId, since, limit + 1);
-  assertTokenFollowable(since, read.log, deps.retentionMs, now);
-  const records = read.records.slice(0, limit);
-  const hasMore = read.records.length > limit;
-  const last = records.at(-1);
-  const position = hasMore && last ? { seq: last.seq, after: last.contactId } : { seq: read.log.currentSeq, after: null };
-  return { data: records.map(changeJson), next: { ownerId, ...position, issuedAt: now, listedThrough: null }, hasMore };
+  const { log, changes, next } = await readChangesAfterToken(deps, ownerId, since, limit, now);
+  const hasMore = next !== undefined;
+  const last = changes.at(-1);
+  const position = hasMore && last ? { seq: last.seq, after: last.contactId } : { seq: log.currentSeq, after: null };
+  return { data: changes.map(changeJson), next: { ownerId, ...position, issuedAt: now, listedThrough: null }, hasMore };
 }
 
 /** The change feed; registered under registerAuthorizedRoutes. */
@@ -149,15 +149,14 @@ export function registerChangeRoutes(app: FastifyInstance, deps: FeedDependencie
       const ownerId = principalOf(request).ownerId;
       const now = Date.now();
       if (request.query.since === undefined) {
-        const log = await deps.contacts.changeLog(ownerId);
+        const log = await changeLogState(deps.contacts, ownerId);
         const position = { ownerId, seq: log.currentSeq, after: null, issuedAt: now, listedThrough: null };
         return { data: [], next_since: encodeSyncToken(position, key), has_more: false };
       }
       const since = request.query.since === SINCE_BEGINNING ? null : decodeSyncToken(request.query.since, key);
       if (since !== null) assertTokenOwner(since, ownerId);
       if (since !== null && since.after === null && since.listedThrough === null && ifNoneMatchOf(request) !== undefined) {
-        const log = await deps.contacts.changeLog(ownerId);
-        assertTokenFollowable(since, log, deps.retentionMs, now);
+        const log = await changeLogForToken(deps, ownerId, since, now);
         // A 304 keeps the client on its token, so only while the token has half its retention left.
         if (
           log.currentSeq === since.seq &&

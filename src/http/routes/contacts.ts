@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parsePageRequest, type PageRequest } from '../../domain/pagination.js';
-import type { ContactStore } from '../../store/store.js';
+import { listContactsJson, listingVersion, type ContactReader } from '../../operations/contacts.js';
 import { errorResponse, NO_STORE_HEADER } from '../schemas/common.js';
 import { MALFORMED_EXAMPLE, MALFORMED_REQUEST } from '../schemas/every-operation-responses.js';
 import { COMPRESSION_HEADERS, ETAG_HEADER, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
@@ -79,7 +79,7 @@ const listContactsSchema = {
 } as const;
 
 /** The REST contact routes; registered under registerAuthorizedRoutes, which sets each request's principal. */
-export function registerContactRoutes(app: FastifyInstance, deps: { contacts: ContactStore; serviceKey: ServiceKeySource }): void {
+export function registerContactRoutes(app: FastifyInstance, deps: { contacts: ContactReader; serviceKey: ServiceKeySource }): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const compressed = new CompressedPages();
   api.get(
@@ -106,11 +106,11 @@ export function registerContactRoutes(app: FastifyInstance, deps: { contacts: Co
         return sendJson(reply.header('etag', pageEtag(ownerTag, version, page, coding)), body);
       };
       // The version alone (the owner's cached listing state) answers a 304, or finds the page kept before.
-      const version = await deps.contacts.listingVersion(ownerId);
+      const version = await listingVersion(deps.contacts, ownerId);
       if (notModifiedInAnyCoding(request, reply, pageEtag(ownerTag, version, page))) return reply;
       const kept = compressed.read(pageKey(version), codings);
       if (kept !== null) return send(version, kept);
-      const read = await deps.contacts.listPageJson(ownerId, page);
+      const read = await listContactsJson(deps.contacts, ownerId, page);
       return send(read.version, await compressed.encode(pageKey(read.version), read.json, codings));
     },
   );
