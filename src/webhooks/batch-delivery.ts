@@ -1,13 +1,6 @@
 import type { ChangePosition } from '../domain/changes.js';
-import {
-  cursorAfterBatch,
-  GONE_DISABLED_REASON,
-  isPastRetention,
-  pendingSinceOf,
-  retentionDisabledReason,
-  retriesExhaustedReason,
-  retryDelay,
-} from '../domain/webhooks.js';
+import { cursorAfterBatch, GONE_DISABLED_REASON, retentionDisabledReason, retriesExhaustedReason, retryDelay } from '../domain/webhooks.js';
+import { readEndpointBatch } from '../operations/change-feed.js';
 import type { Store, WebhookDelivery, WebhookRecord } from '../store/store.js';
 import type { BatchSender } from './batch-sender.js';
 import type { DeliveryLane } from './delivery-lanes.js';
@@ -91,13 +84,9 @@ export class BatchDelivery {
 
   /** The batch after the endpoint's cursor, the change after it if any, and whether the log's retention passed the cursor. */
   private async readBatch(endpoint: WebhookRecord) {
-    const read = await this.options.store.contacts.readChanges(endpoint.ownerId, endpoint.cursor, EVENTS_PER_BATCH + 1);
-    const batch = read.records.slice(0, EVENTS_PER_BATCH);
-    const next = read.records[EVENTS_PER_BATCH];
-    const startedAt = this.options.now();
-    // Nothing waiting is nothing lost to the retention (a TRUNCATE past the cursor still is: changesFrom says so).
-    const pendingSince = batch.length === 0 ? iso(startedAt) : pendingSinceOf(endpoint, batch[0]);
-    const pastRetention = isPastRetention({ pendingSince, cursor: endpoint.cursor }, read.log, startedAt, this.retentionMs);
+    const clock = { now: this.options.now, retentionMs: this.retentionMs };
+    const read = await readEndpointBatch(this.options.store.contacts, endpoint, EVENTS_PER_BATCH, clock);
+    const { changes: batch, next, pendingSince, pastRetention } = read;
     return { batch, next, currentSeq: read.log.currentSeq, pendingSince, pastRetention };
   }
 

@@ -1,4 +1,5 @@
 import type { WebhookMetrics } from '../http/metrics.js';
+import { countChangesWaiting } from '../operations/change-feed.js';
 import type { Store } from '../store/store.js';
 import type { DispatcherWarnings } from './dispatcher-warnings.js';
 
@@ -69,7 +70,7 @@ export class LagMetrics {
           this.forget(id);
           continue;
         }
-        const events = await store.contacts.countChangesAfter(endpoint.ownerId, endpoint.cursor);
+        const events = await countChangesWaiting(store.contacts, endpoint);
         metrics.lagEvents.set({ webhook_id: id }, events);
         metrics.lagSeconds.set({ webhook_id: id }, events === 0 ? 0 : Math.max(0, (now - Date.parse(endpoint.pendingSince)) / 1000));
       }
