@@ -85,8 +85,9 @@ export default tseslint.config(
     },
   },
   {
-    // src/export/ has no import circle. no-cycle passes over type-only imports, so the formats, which the table in
-    // export-format.ts imports, are also kept from importing the files beside their folder: their type is in formats/.
+    // src/export/ has no import circle. no-cycle follows only the extensions listed and passes over type-only imports,
+    // so the formats, which the table in export-format.ts imports, are also kept from importing the files beside their
+    // folder: their type is in formats/.
     files: ['src/export/**/*.ts'],
     settings: { 'import-x/extensions': ['.ts'] },
     rules: { 'import-x/no-cycle': 'error' },
