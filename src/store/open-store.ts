@@ -34,3 +34,8 @@ export function dialectOf(target: DatabaseTarget): Dialect {
 export async function openStore(target: DatabaseTarget, options: StoreOptions = {}): Promise<Store> {
   return dialectOf(target).open(target, options);
 }
+
+/** DATABASE_URL as a printed command may repeat it; null when it must not (it may hold a password). */
+export function printableDatabaseUrl(target: DatabaseTarget): string | null {
+  return dialectOf(target).printableUrl(target);
+}
