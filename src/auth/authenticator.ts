@@ -1,8 +1,8 @@
+import { LRUCache } from 'lru-cache';
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js';
 import { billingPlanAllowsApiAccess } from '../domain/billing-plan.js';
 import { PublicError } from '../domain/errors.js';
 import type { Scope } from '../domain/scopes.js';
-import { LruCache } from '../cache/lru-cache.js';
 import type { ApiKeyRecord, KeyStore, KeyWithOwner } from '../store/store.js';
 
 export const INVALID_KEY_MESSAGE = 'Invalid or inactive API key';
@@ -72,8 +72,8 @@ export function extractBearerToken(authorization: string | undefined): string | 
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const { keys, apiKeyPrefix, now = Date.now, onTouchError = () => undefined, cacheTtlMs = 0 } = options;
   const invalid = (reason: AuthFailureReason) => new AuthError(401, INVALID_KEY_MESSAGE, reason);
-  const lookups = new LruCache<string, { found: KeyWithOwner | null; until: number }>(KEY_CACHE_ENTRIES);
-  const lastTouched = new LruCache<string, number>(KEY_CACHE_ENTRIES);
+  const lookups = new LRUCache<string, { found: KeyWithOwner | null; until: number }>({ max: KEY_CACHE_ENTRIES });
+  const lastTouched = new LRUCache<string, number>({ max: KEY_CACHE_ENTRIES });
 
   const cached = async (cacheKey: string, at: number, find: () => Promise<KeyWithOwner | null>): Promise<KeyWithOwner | null> => {
     const hit = cacheTtlMs > 0 ? lookups.get(cacheKey) : undefined;

@@ -1,18 +1,24 @@
 import { loadConfig, type Config } from '../config.js';
-import { openAdministrativeStore, type Store } from '../operations/open.js';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
 import type { CliIo } from './io.js';
 
-/** Whether a command creates a missing database: `migrate` and `demo` do, every other command refuses it. */
+/**
+ * Whether a command creates a missing SQLite database, its file and folder: `migrate` and `demo` do. Every other
+ * command fails on a missing file with the message `serve` gives, and creates nothing: a mistyped path must not become
+ * a new, empty database.
+ */
 export interface CommandOpening {
   create?: boolean;
 }
 
 /**
  * Opens the configured database for a command: an existing one only, unless `create`; without the server's time
- * limits, and a write waits its turn behind another process's (an import), saying so on stderr when the wait is long.
+ * limits (an import may run long), and a write waits its turn behind another process's (an import), saying so on
+ * stderr when the wait is long.
  */
-export async function openCommandStore(io: CliIo, config: Config, { create }: CommandOpening = {}): Promise<Store> {
-  return openAdministrativeStore(config.database, { create, onLongLockWait: (notice) => io.stderr(`${notice}\n`) });
+export async function openCommandStore(io: CliIo, config: Config, { create = false }: CommandOpening = {}): Promise<Store> {
+  return openStore(config.database, { onLongLockWait: (notice) => io.stderr(`${notice}\n`), mustExist: !create });
 }
 
 /** Runs `action` with a migrated store for the configured database (an existing one, unless `create`), closing it afterwards. */

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { LruCache } from '../cache/lru-cache.js';
+import { LRUCache } from 'lru-cache';
 
 /** The name of the stored secret (made by a migration, kept beside the OAuth secrets). */
 export const SERVICE_KEY_SECRET = 'service-key';
@@ -14,7 +14,7 @@ const OWNER_TAGS_KEPT = 10_000;
 export class ServiceKey {
   /** Names the key inside a token without revealing it: a token signed with another key (another database) is told apart. */
   readonly id: string;
-  private readonly ownerTags = new LruCache<string, string>(OWNER_TAGS_KEPT);
+  private readonly ownerTags = new LRUCache<string, string>({ max: OWNER_TAGS_KEPT });
 
   constructor(private readonly secret: string) {
     this.id = this.digest('key id', '', 6);

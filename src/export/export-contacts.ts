@@ -1,5 +1,5 @@
 import type { Contact } from 'contacts-read-api-client';
-import type { ExportFormat } from './export-format.js';
+import type { ExportFormat } from './formats/format.js';
 
 /** Text is handed to `write` in chunks of about this many characters, not one contact at a time. */
 const CHUNK_CHARS = 64 * 1024;

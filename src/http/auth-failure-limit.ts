@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { AuthError, type Principal } from '../auth/authenticator.js';
-import { LruCache } from '../cache/lru-cache.js';
 import { PublicError } from '../domain/errors.js';
 import { AUTH_FAILURES_EXCEEDED_MESSAGE } from '../domain/rate-limit.js';
 import type { RequestCounter } from '../rate-limit/request-counter.js';
@@ -65,7 +65,7 @@ export function createAuthFailureLimit(options: AuthFailureLimitOptions): LimitA
     return new PublicError(429, AUTH_FAILURES_EXCEEDED_MESSAGE, { headers: { 'retry-after': String(retryAfterSeconds) } });
   };
 
-  const standings = new LruCache<string, Standing>(REMEMBERED_ADDRESSES);
+  const standings = new LRUCache<string, Standing>({ max: REMEMBERED_ADDRESSES });
   const refusedFor = (seenAs: string, at: number, retryAfterSeconds: number): Standing => {
     const refusedUntil = at + retryAfterSeconds * 1000;
     const standing = { until: refusedUntil, refusedUntil };

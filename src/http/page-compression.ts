@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { brotliDecompressSync, gunzip, gunzipSync } from 'node:zlib';
-import { LruCache } from '../cache/lru-cache.js';
+import { LRUCache } from 'lru-cache';
 import { compressBytes, FAST_LEVELS, MIN_COMPRESSED_BYTES, type ContentCoding } from './content-coding.js';
 
 /**
@@ -59,12 +59,12 @@ export interface EncodedPage {
  * every stale entry unreachable.
  */
 export class CompressedPages {
-  private readonly cache: LruCache<string, CompressedPage>;
-  private readonly plain: LruCache<string, Buffer>;
+  private readonly cache: LRUCache<string, CompressedPage>;
+  private readonly plain: LRUCache<string, Buffer>;
 
   constructor(budget: { compressedBytes: number; plainBytes: number } = { compressedBytes: CACHE_BYTES, plainBytes: PLAIN_BYTES }) {
-    this.cache = new LruCache(budget.compressedBytes, (page) => page.body.length + 64);
-    this.plain = new LruCache(budget.plainBytes, (body) => body.length + 64);
+    this.cache = new LRUCache({ maxSize: budget.compressedBytes, sizeCalculation: (page) => page.body.length + 64 });
+    this.plain = new LRUCache({ maxSize: budget.plainBytes, sizeCalculation: (body) => body.length + 64 });
   }
 
   /** The page as kept before, in a coding the client takes or decompressed for it; counts the read. */

@@ -1,11 +1,10 @@
 import { createHash, type Hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, InputError, PublicError } from '../domain/errors.js';
+import { mediaTypeOf } from '../domain/media-type.js';
 import type { Store } from '../store/store.js';
 import { openText, sealText, type SecretSource } from './sealed-text.js';
 
-export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
-export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 export const INVALID_IDEMPOTENCY_KEY_MESSAGE = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
 export const IDEMPOTENCY_IN_PROGRESS_MESSAGE = 'A request with this Idempotency-Key is still in progress';
@@ -55,11 +54,6 @@ export interface RequestHead {
   method: string;
   path: string;
   contentType: string | undefined;
-}
-
-/** The media type of a Content-Type, lower case and without parameters: `text/csv` of `text/csv; charset=UTF-8`. */
-export function mediaTypeOf(contentType: string | undefined): string {
-  return (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }
 
 /** A SHA-256 over the request's head, to be fed its body bytes as they arrive; `digest('hex')` is its fingerprint. */

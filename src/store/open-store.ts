@@ -44,3 +44,8 @@ export async function openStore(target: DatabaseTarget, options: StoreOptions = 
     }
   }
 }
+
+/** DATABASE_URL as a printed command may repeat it; null when it must not (it may hold a password). */
+export function printableDatabaseUrl(target: DatabaseTarget): string | null {
+  return dialectOf(target).printableUrl(target);
+}

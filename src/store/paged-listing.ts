@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { LRUCache } from 'lru-cache';
 import { pageDocumentJson, paginationOf, type PageRequest, type SortKey } from '../domain/pagination.js';
-import { LruCache } from '../cache/lru-cache.js';
 import type { ContactPageJson } from './contracts/contact-store.js';
 
 /**
@@ -95,10 +95,10 @@ const ATTEMPTS = 3;
  */
 export class PagedListing {
   private readonly stride: number;
-  private readonly anchors: LruCache<string, Anchors>;
-  private readonly pages: LruCache<string, CachedPage>;
-  private readonly readOnce = new LruCache<string, true>(RECENTLY_READ_ONCE);
-  private readonly states: LruCache<string, { state: ListingState; until: number }>;
+  private readonly anchors: LRUCache<string, Anchors>;
+  private readonly pages: LRUCache<string, CachedPage>;
+  private readonly readOnce = new LRUCache<string, true>({ max: RECENTLY_READ_ONCE });
+  private readonly states: LRUCache<string, { state: ListingState; until: number }>;
   private readonly stateTtlMs: number;
   private readonly now: () => number;
 
@@ -107,9 +107,9 @@ export class PagedListing {
     options: PagedListingOptions = {},
   ) {
     this.stride = options.stride ?? 200;
-    this.anchors = new LruCache(options.maxOwners ?? 2000);
-    this.states = new LruCache(options.maxOwners ?? 2000);
-    this.pages = new LruCache(options.pageCacheBytes ?? 4 * 1024 * 1024, weightOf);
+    this.anchors = new LRUCache({ max: options.maxOwners ?? 2000 });
+    this.states = new LRUCache({ max: options.maxOwners ?? 2000 });
+    this.pages = new LRUCache({ maxSize: options.pageCacheBytes ?? 4 * 1024 * 1024, sizeCalculation: weightOf });
     this.stateTtlMs = options.stateTtlMs ?? 0;
     this.now = options.now ?? Date.now;
   }

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { LruCache } from '../cache/lru-cache.js';
+import { LRUCache } from 'lru-cache';
 import { openWebhookSecret } from '../operations/webhook-secrets.js';
 import type { SecretSource } from '../operations/sealed-text.js';
 import type { WebhookRecord } from '../store/store.js';
@@ -18,7 +18,7 @@ export interface SigningKeys {
  * sealed secret is opened once (AES-GCM under the service key) and kept: a delivery costs two HMACs at most.
  */
 export class WebhookSigner {
-  private readonly opened = new LruCache<string, Promise<Webhook>>(OPENED_SECRETS);
+  private readonly opened = new LRUCache<string, Promise<Webhook>>({ max: OPENED_SECRETS });
 
   constructor(private readonly secrets: SecretSource) {}
 

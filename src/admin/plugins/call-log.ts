@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { canonicalId } from '../../domain/ids.js';
 import { loggablePath } from '../../logger.js';
-import { IDEMPOTENT_REPLAYED_HEADER } from '../../operations/idempotency.js';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../idempotency-headers.js';
 
 /** The users, keys, contacts and webhook endpoints a call acted on, by id. */
 export interface AdminTargets {

@@ -5,14 +5,13 @@ import { httpOutcome } from '../../http/errors.js';
 import {
   fingerprintOf,
   type RequestHead,
-  IDEMPOTENCY_KEY_HEADER,
-  IDEMPOTENT_REPLAYED_HEADER,
   parseIdempotencyKey,
   runIdempotently,
   type OwnedAnswer,
   type IdempotencyOptions,
 } from '../../operations/idempotency.js';
 import type { Store } from '../../store/store.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../idempotency-headers.js';
 import { targetUserOf } from './call-log.js';
 
 declare module 'fastify' {

@@ -11,13 +11,15 @@ import type { Static } from 'typebox';
 import { canonicalId } from '../../domain/ids.js';
 import { InputError, PublicError } from '../../domain/errors.js';
 import { parseImportMatch, type ImportMatchField } from '../../domain/import-matching.js';
+import { mediaTypeOf } from '../../domain/media-type.js';
 import { bodyTooLargeMessage, bytesWithin, LINGER_MS, lingerThenClose } from '../../http/body-size.js';
 import { errorResponse } from '../../http/schemas/common.js';
 import { IMPORT_BATCH, IMPORT_MEDIA_TYPES, importFormatOf, readContacts, tooManyRecords } from '../../import/read-contacts.js';
 import { orList } from '../../import/or-list.js';
 import { deleteContacts, importContacts, mergeContacts } from '../../operations/contacts.js';
-import { fingerprintHasher, IDEMPOTENCY_KEY_HEADER, mediaTypeOf, parseIdempotencyKey } from '../../operations/idempotency.js';
+import { fingerprintHasher, parseIdempotencyKey } from '../../operations/idempotency.js';
 import type { Store } from '../../store/store.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../idempotency-headers.js';
 import { noteTargets } from '../plugins/call-log.js';
 import { requestHead } from '../plugins/idempotency.js';
 import {

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { DEFAULT_HOST, listenUrlOf, type Config } from '../../config.js';
 import { prepareDemo } from '../../operations/demo.js';
-import { printableDatabaseUrl } from '../../operations/open.js';
+import { printableDatabaseUrl } from '../../store/open-store.js';
 import { withStore } from '../context.js';
 import { print, type CliIo } from '../io.js';
 

@@ -10,7 +10,7 @@ import { flushLogs } from '../../log-destination.js';
 import { createLogger } from '../../logger.js';
 import { ListenError, startServer, type RunningServer } from '../../server.js';
 import { onShutdownSignals, SHUTDOWN_SIGNALS, type ShutdownSignal } from '../../shutdown-signals.js';
-import { watchForDetachedStore } from '../../operations/open.js';
+import { watchForDetachedStore } from '../../store/detached-store-watch.js';
 import type { CliIo } from '../io.js';
 
 /**

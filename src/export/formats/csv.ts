@@ -1,6 +1,6 @@
 import type { Contact } from 'contacts-read-api-client';
 import { IMPORTABLE_FIELDS } from '../../domain/contact.js';
-import type { ExportFormat } from '../export-format.js';
+import type { ExportFormat } from './format.js';
 
 /** The columns `contacts import` reads, in its order: every field of a contact. */
 const COLUMNS: readonly (keyof Contact)[] = IMPORTABLE_FIELDS;

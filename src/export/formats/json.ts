@@ -1,4 +1,4 @@
-import type { ExportFormat } from '../export-format.js';
+import type { ExportFormat } from './format.js';
 
 /** One contact per line, exactly as the API returns it; `contacts import` reads `.ndjson` and `.jsonl`. */
 export const ndjsonFormat: ExportFormat = {

@@ -1,4 +1,4 @@
-import type { ExportFormat } from '../export-format.js';
+import type { ExportFormat } from './format.js';
 import { vcardCard } from './vcard-card.js';
 
 export { fold } from './vcard-card.js';
