@@ -1,4 +1,4 @@
-import type { TSchema } from 'typebox';
+import { IsCodec, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { ConfigError } from './config-error.js';
 import { RULES } from './rules.js';
@@ -44,8 +44,12 @@ export function named<T>(name: string, parse: () => T): T {
   }
 }
 
+/**
+ * The value the config holds: what the schema's Decode makes of the checked text, else the value itself. The callback
+ * is called directly: Value.Decode would clone, convert and check the value again, 0.3–0.6 ms a variable.
+ */
 function decode(name: string, schema: Variable, value: unknown): unknown {
-  return named(name, () => Value.Decode(schema, value));
+  return IsCodec(schema) ? named(name, () => schema['~codec'].decode(value)) : value;
 }
 
 /** What a variable's text stands for, left as text when it is not of the schema's type (so that the check fails). */
