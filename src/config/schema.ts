@@ -10,7 +10,7 @@ export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 60;
 export const DEFAULT_OAUTH_REGISTRATIONS_PER_MINUTE = 20;
 export const DEFAULT_OAUTH_AUTHORIZATIONS_PER_MINUTE = 60;
 export const DEFAULT_CHANGES_RETENTION_DAYS = 30;
-export const MAX_WORKERS = 64;
+const MAX_WORKERS = 64;
 /** Changes made with the CLI must reach a running server within one second. */
 const MAX_CACHE_TTL_MS = 900;
 const HOUR_MS = 3_600_000;
