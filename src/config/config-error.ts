@@ -1,0 +1,4 @@
+/** A bad environment variable or option; its message names it. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
