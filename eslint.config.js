@@ -11,6 +11,11 @@ import tseslint from 'typescript-eslint';
  */
 const LEAF_UTILITIES = ['./throttled-warning.ts'];
 
+/** The ContactStore's reads, which only src/operations/ calls (a regex for an ESLint selector). */
+const CONTACT_READS =
+  '/^(listPage|listPageJson|listingVersion|get|getMany|search|changeLog|readChanges|readListed|countChangesAfter|positionAt)$/';
+const READS_MESSAGE = 'Read contacts and the change log through src/operations/ (contacts.ts, change-feed.ts), not the ContactStore.';
+
 /** The arrows between the layers (docs/architecture.md): each zone names files (`target`) and what they may not import (`from`). */
 const LAYER_ZONES = [
   {
@@ -112,6 +117,27 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Reads of contacts and of the change log go through src/operations/ (contacts.ts, change-feed.ts: the one walk of
+    // the log with its one token and retention check), not from a door to the ContactStore.
+    files: ['src/**/*.ts'],
+    ignores: ['src/store/**', 'src/operations/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: `CallExpression[callee.object.property.name='contacts'][callee.property.name=${CONTACT_READS}]`,
+          message: READS_MESSAGE,
+        },
+        { selector: `CallExpression[callee.object.name='contacts'][callee.property.name=${CONTACT_READS}]`, message: READS_MESSAGE },
+      ],
+    },
+  },
+  {
+    // A file that needs more is two concerns: split it.
+    files: ['src/**/*.ts'],
+    rules: { 'max-lines': ['error', { max: 350 }] },
   },
   {
     files: ['src/export/formats/**/*.ts'],
