@@ -1,4 +1,4 @@
-import type { ServiceKeySource } from '../http/service-key.js';
+import type { ServiceKeySource } from '../web/service-key.js';
 import type { ContactStore } from '../store/store.js';
 
 /** What the address book's handlers read: the contacts, the key that signs sync tokens, and how long changes are kept. */

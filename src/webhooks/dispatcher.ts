@@ -13,7 +13,7 @@ import {
   webhookEventId,
   webhookEventType,
 } from '../domain/webhooks.js';
-import type { WebhookMetrics } from '../http/metrics.js';
+import type { WebhookMetrics } from '../metrics/metrics.js';
 import { webhookEventJson } from '../operations/change-json.js';
 import type { ChangeRecord, Store, WebhookDelivery, WebhookRecord } from '../store/store.js';
 import { ThrottledWarning } from '../throttled-warning.js';
