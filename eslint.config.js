@@ -48,8 +48,55 @@ const LAYER_ZONES = [
   },
 ];
 
-/** The doors: each reads and writes through src/operations/; of src/store/ it may name the contracts' types alone. */
-const DOORS = ['http', 'mcp', 'carddav', 'webhooks', 'admin', 'oauth'];
+/** The doors that reach the stores through src/operations/ alone: of src/store/ they may name the contracts' types only. */
+const STORE_TYPES_ONLY = ['http', 'mcp', 'carddav', 'webhooks', 'admin', 'oauth'];
+
+/** The doors: each serves the world one way, registers itself as one plugin, and stands on src/web/ and src/metrics/. */
+const DOORS = ['http', 'admin', 'carddav', 'webhooks', 'mcp', 'oauth', 'cluster', 'cli'];
+
+/** The arrows allowed between doors, each with its reason: `from` may import `to`. */
+const DOOR_ARROWS = [
+  // /mcp's authorization hook takes the embedded authorization server's access tokens and external issuers' JWTs.
+  { from: 'mcp', to: 'oauth' },
+  // OAuth's tokens are bound to /mcp: the resource they name is MCP_PATH under the issuer.
+  { from: 'oauth', to: 'mcp' },
+  // The composition roots: `mcp` runs the MCP server over stdio, and `serve` a cluster.
+  { from: 'cli', to: 'mcp' },
+  { from: 'cli', to: 'cluster' },
+];
+
+/** Files outside the doors that may import one, and why; the composition roots (src/app.ts, src/server.ts) are the rest. */
+const DOOR_IMPORTERS = [
+  // OAUTH_* is parsed by the OAuth door's own parser, kept beside the settings it explains.
+  { file: 'config.ts', door: 'oauth' },
+];
+
+const importersOf = (door) => DOOR_IMPORTERS.filter((importer) => importer.door === door).map((importer) => importer.file.slice(0, -3));
+
+const DOOR_ZONES = [
+  {
+    target: ['admin', 'carddav', 'webhooks', 'mcp', 'oauth', 'cluster'].map((door) => `./src/${door}`),
+    from: './src/http',
+    message: 'src/http/ is the REST door: what another door needs of it belongs in src/web/ (or src/metrics/).',
+  },
+  {
+    target: ['./src/web', './src/metrics'],
+    from: DOORS.map((door) => `./src/${door}`),
+    message: 'src/web/ and src/metrics/ are the floor every door stands on: they import no door.',
+  },
+  ...DOORS.map((door) => ({
+    target: `./src/${door}`,
+    from: DOORS.filter((other) => other !== door && !DOOR_ARROWS.some((arrow) => arrow.from === door && arrow.to === other)).map(
+      (other) => `./src/${other}`,
+    ),
+    message: `Doors do not import each other: move what src/${door}/ shares to src/web/, or name the arrow in DOOR_ARROWS.`,
+  })),
+  ...DOORS.map((door) => ({
+    target: [`./src/!(${DOORS.join('|')})/**`, `./src/!(${['app', 'server', ...importersOf(door)].join('|')}).ts`],
+    from: `./src/${door}`,
+    message: 'Only the composition roots (src/app.ts, src/server.ts, src/cli/) import a door.',
+  })),
+];
 
 export default tseslint.config(
   {
@@ -90,7 +137,7 @@ export default tseslint.config(
     plugins: { 'import-x': importX },
     settings: { 'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })] },
     rules: {
-      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: LAYER_ZONES }],
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [...LAYER_ZONES, ...DOOR_ZONES] }],
     },
   },
   {
@@ -102,7 +149,7 @@ export default tseslint.config(
     rules: { 'import-x/no-cycle': 'error' },
   },
   {
-    files: DOORS.map((door) => `src/${door}/**/*.ts`),
+    files: STORE_TYPES_ONLY.map((door) => `src/${door}/**/*.ts`),
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

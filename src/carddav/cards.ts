@@ -1,6 +1,6 @@
 import type { Contact } from 'contacts-read-api-client';
 import { vcardCard } from '../export/formats/vcard-card.js';
-import { contentEtag } from '../http/conditional.js';
+import { contentEtag } from '../web/conditional.js';
 import { listingBatches, readListedAfter, type ChangeLogReader } from '../operations/change-feed.js';
 import type { ListedRead } from '../store/store.js';
 import { cardPath } from './paths.js';

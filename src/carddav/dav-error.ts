@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PublicError } from '../domain/errors.js';
-import { handleError } from '../http/errors.js';
+import { handleError } from '../web/errors.js';
 import { errorDocument, XML_CONTENT_TYPE, type XmlName } from './multistatus.js';
 
 /** A refusal with a WebDAV precondition (RFC 4918 §16): answered as `<d:error><condition/></d:error>`. */

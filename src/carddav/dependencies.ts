@@ -1,4 +1,4 @@
-import type { ServiceKeySource } from '../http/service-key.js';
+import type { ServiceKeySource } from '../web/service-key.js';
 import type { ChangeLogReader } from '../operations/change-feed.js';
 import type { ContactReader } from '../operations/contacts.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PublicError } from '../domain/errors.js';
-import { principalOf } from '../http/authorize.js';
-import { notModified } from '../http/conditional.js';
+import { principalOf } from '../web/authorize.js';
+import { notModified } from '../web/conditional.js';
 import { CARD_CONTENT_TYPE } from './cards.js';
 import type { CardDavDependencies } from './dependencies.js';
 import { ownedResource, requireCard } from './resources.js';

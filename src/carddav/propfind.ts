@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { principalOf } from '../http/authorize.js';
+import { principalOf } from '../web/authorize.js';
 import { changeLogState } from '../operations/change-feed.js';
 import { cardOfJson, firstListingPage, listingPages } from './cards.js';
 import type { CardDavDependencies } from './dependencies.js';

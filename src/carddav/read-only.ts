@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { principalOf } from '../http/authorize.js';
+import { principalOf } from '../web/authorize.js';
 import { DavError } from './dav-error.js';
 import { dav } from './multistatus.js';
 import { bookPath, resourceAt } from './paths.js';

@@ -3,7 +3,7 @@ import { AggregatorRegistry } from 'prom-client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { RATE_LIMIT_WINDOW_MS, type WindowHit } from '../domain/rate-limit.js';
-import { listenForMetrics } from '../http/metrics-endpoint.js';
+import { listenForMetrics } from '../metrics/endpoint.js';
 import { flushLogs } from '../log-destination.js';
 import { createMemoryCounter } from '../rate-limit/memory-counter.js';
 import { onShutdownSignals, type ShutdownSignal } from '../shutdown-signals.js';

@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import { brotliDecompressSync, gunzip, gunzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import { compressBytes, FAST_LEVELS, MIN_COMPRESSED_BYTES, type ContentCoding } from './content-coding.js';
+import { compressBytes, FAST_LEVELS, MIN_COMPRESSED_BYTES, type ContentCoding } from '../web/content-coding.js';
 
 /**
  * Bytes of compressed pages kept per process. A 100k-contact network compresses to about 21 MB in pages of 50, so its

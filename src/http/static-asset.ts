@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { codedEtag, contentEtag, notModifiedInAnyCoding } from './conditional.js';
-import { acceptedCodings, compressBytes, type ContentCoding } from './content-coding.js';
-import { varyOn } from './vary.js';
+import { codedEtag, contentEtag, notModifiedInAnyCoding } from '../web/conditional.js';
+import { acceptedCodings, compressBytes, type ContentCoding } from '../web/content-coding.js';
+import { varyOn } from '../web/vary.js';
 
 /** Fixed content with its tag, and the same content in each coding it was compressed in. */
 export interface StaticAsset {

@@ -1,5 +1,5 @@
 import { webhookEventId, webhookEventType } from '../domain/webhooks.js';
-import type { WebhookMetrics } from '../http/metrics.js';
+import type { WebhookMetrics } from '../metrics/metrics.js';
 import { webhookEventJson } from '../operations/change-json.js';
 import type { ChangeRecord, WebhookDelivery, WebhookRecord } from '../store/store.js';
 import type { DeliveryLane } from './delivery-lanes.js';

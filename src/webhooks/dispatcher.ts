@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
-import type { WebhookMetrics } from '../http/metrics.js';
+import type { WebhookMetrics } from '../metrics/metrics.js';
 import type { Store, WebhookRecord } from '../store/store.js';
 import { BatchDelivery, type Lease } from './batch-delivery.js';
 import { BatchSender } from './batch-sender.js';

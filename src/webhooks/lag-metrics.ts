@@ -1,4 +1,4 @@
-import type { WebhookMetrics } from '../http/metrics.js';
+import type { WebhookMetrics } from '../metrics/metrics.js';
 import { countChangesWaiting } from '../operations/change-feed.js';
 import type { Store } from '../store/store.js';
 import type { DispatcherWarnings } from './dispatcher-warnings.js';

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { WebhookMetrics } from '../http/metrics.js';
+import type { WebhookMetrics } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import { WebhookDispatcher } from './dispatcher.js';
 import type { DispatcherLog } from './dispatcher-warnings.js';

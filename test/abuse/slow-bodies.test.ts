@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BODY_READ_TIMEOUT_MESSAGE } from '../../src/http/body-read-timeout.js';
+import { BODY_READ_TIMEOUT_MESSAGE } from '../../src/web/body-read-timeout.js';
 import { parseOAuthConfig } from '../../src/oauth/oauth-config.js';
 import { startAdminApp, TEST_ADMIN_TOKEN, type AdminTestServer } from '../support/admin-app.js';
 import { buildTestApp } from '../support/app.js';

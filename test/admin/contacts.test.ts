@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importTimeoutMs, UNSUPPORTED_IMPORT_TYPE_MESSAGE } from '../../src/admin/routes/contacts.js';
-import { bodyTooLargeMessage } from '../../src/http/body-size.js';
+import { bodyTooLargeMessage } from '../../src/web/body-size.js';
 import type { User } from '../../src/store/store.js';
 import { startAdminApp, TEST_ADMIN_TOKEN, type AdminAnswer, type AdminTestServer } from '../support/admin-app.js';
 import { bearer, buildTestApp } from '../support/app.js';

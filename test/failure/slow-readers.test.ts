@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MAX_PIPELINED_REQUESTS } from '../../src/http/slow-readers.js';
+import { MAX_PIPELINED_REQUESTS } from '../../src/web/slow-readers.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';
 import { isRunning } from '../support/process-tree.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';

@@ -1,8 +1,8 @@
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIN_COMPRESSED_BYTES } from '../../src/http/content-coding.js';
-import compression from '../../src/http/plugins/compression.js';
+import { MIN_COMPRESSED_BYTES } from '../../src/web/content-coding.js';
+import compression from '../../src/web/plugins/compression.js';
 import { sendJson } from '../../src/http/send-json.js';
 
 /** JSON of exactly `bytes` bytes. */

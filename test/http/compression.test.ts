@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { acceptedCodings } from '../../src/http/content-coding.js';
+import { acceptedCodings } from '../../src/web/content-coding.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { postMcp } from '../support/mcp-request.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
-import { ifNoneMatchMatches } from '../../src/http/conditional.js';
+import { ifNoneMatchMatches } from '../../src/web/conditional.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import securityHeaders, { API_CONTENT_SECURITY_POLICY } from '../../src/http/plugins/security-headers.js';
+import securityHeaders, { API_CONTENT_SECURITY_POLICY } from '../../src/web/plugins/security-headers.js';
 import type { Store } from '../../src/store/store.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { createTestDatabase, describeEachBackend } from '../support/backends.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
-import { createMetrics } from '../../src/http/metrics.js';
+import { createMetrics } from '../../src/metrics/metrics.js';
 import { connectRedisCounter } from '../../src/rate-limit/redis-counter.js';
 import { buildTestApp } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildAdminApp, type AdminAppConfig } from '../../src/admin/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createMetrics } from '../../src/http/metrics.js';
+import { createMetrics } from '../../src/metrics/metrics.js';
 import type { Store } from '../../src/store/store.js';
 import { openApiResponseChecker, type Exchange, type OpenApiDocument } from './openapi-responses.js';
 import { TEST_KEY_PREFIX } from './seed.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { createAuthenticator } from '../../src/auth/authenticator.js';
 import { loadConfig } from '../../src/config.js';
-import { buildApp, type AppConfig, type AppDependencies } from '../../src/http/app.js';
-import { createMetrics } from '../../src/http/metrics.js';
+import { buildApp, type AppConfig, type AppDependencies } from '../../src/app.js';
+import { createMetrics } from '../../src/metrics/metrics.js';
 import type { Store } from '../../src/store/store.js';
 import { openApiResponseChecker, type OpenApiDocument } from './openapi-responses.js';
 import { TEST_KEY_PREFIX } from './seed.js';

@@ -3,8 +3,8 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { AuthError, type Principal } from '../../src/auth/authenticator.js';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
-import { createAuthFailureLimit } from '../../src/http/auth-failure-limit.js';
-import { createMetrics } from '../../src/http/metrics.js';
+import { createAuthFailureLimit } from '../../src/web/auth-failure-limit.js';
+import { createMetrics } from '../../src/metrics/metrics.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import type { RequestCounter } from '../../src/rate-limit/request-counter.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bodyOverdue, type BodyProgress } from '../../src/http/body-read-timeout.js';
+import { bodyOverdue, type BodyProgress } from '../../src/web/body-read-timeout.js';
 
 const TIMEOUT_MS = 30_000;
 const MIB = 1024 * 1024;

@@ -9,7 +9,7 @@ import type { RawRecord } from '../../src/import/formats/raw-record.js';
 import { readVcardRecords } from '../../src/import/formats/vcard.js';
 import { importFormatOf, readContacts } from '../../src/import/read-contacts.js';
 import { PublicError } from '../../src/domain/errors.js';
-import { bytesWithin } from '../../src/http/body-size.js';
+import { bytesWithin } from '../../src/web/body-size.js';
 import type { TextChunks } from '../../src/import/text-chunks.js';
 import { readAll, readWhole, readWholeFile } from '../support/read-records.js';
 import { BODY_CHUNK, ndjsonContacts, readBody, streamOf } from '../support/contact-bodies.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AuthError, WWW_AUTHENTICATE } from '../../src/auth/authenticator.js';
 import { ConfigError } from '../../src/config.js';
 import { ConflictError, INTERNAL_ERROR_MESSAGE, InputError, NotFoundError, PublicError, publicOutcome } from '../../src/domain/errors.js';
-import { httpOutcome, REQUEST_TIMEOUT_MESSAGE } from '../../src/http/errors.js';
+import { httpOutcome, REQUEST_TIMEOUT_MESSAGE } from '../../src/web/errors.js';
 
 const fastifyError = (code: string, statusCode: number, message: string) => Object.assign(new Error(message), { code, statusCode });
 

@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { countRequest, decide, RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
-import { createMetrics } from '../../src/http/metrics.js';
-import { createRateLimiter } from '../../src/http/rate-limit.js';
+import { createMetrics } from '../../src/metrics/metrics.js';
+import { createRateLimiter } from '../../src/web/rate-limit.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 
 describe('countRequest: fixed windows that open at a key’s first request', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { createMetrics, type Metrics } from '../../src/http/metrics.js';
+import { createMetrics, type Metrics } from '../../src/metrics/metrics.js';
 import { getWebhook, listWebhookDeliveries, rotateWebhookSecret, updateWebhook } from '../../src/operations/webhooks.js';
 import type { WebhookEventType } from '../../src/domain/webhooks.js';
 import type { Store, User } from '../../src/store/store.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import fp from 'fastify-plugin';
 import { canonicalId } from '../../domain/ids.js';
-import { httpOutcome } from '../../http/errors.js';
+import { httpOutcome } from '../../web/errors.js';
 import {
   fingerprintOf,
   type RequestHead,

@@ -1,8 +1,8 @@
 import Type from 'typebox';
-import { bodyTooLargeMessage, DEFAULT_BODY_LIMIT_BYTES } from '../../http/body-size.js';
-import { methodNotAllowedMessage, noSuchEndpointMessage } from '../../http/method-not-allowed.js';
-import { errorResponse, NO_STORE_HEADER, type ResponseHeader } from '../../http/schemas/common.js';
-import { EVERY_OPERATION_RESPONSES, MALFORMED_EXAMPLE, MALFORMED_REQUEST } from '../../http/schemas/every-operation-responses.js';
+import { bodyTooLargeMessage, DEFAULT_BODY_LIMIT_BYTES } from '../../web/body-size.js';
+import { methodNotAllowedMessage, noSuchEndpointMessage } from '../../web/method-not-allowed.js';
+import { errorResponse, NO_STORE_HEADER, type ResponseHeader } from '../../web/schemas/common.js';
+import { EVERY_OPERATION_RESPONSES, MALFORMED_EXAMPLE, MALFORMED_REQUEST } from '../../web/schemas/every-operation-responses.js';
 import {
   IDEMPOTENCY_IN_PROGRESS_MESSAGE,
   IDEMPOTENCY_MISMATCH_MESSAGE,

@@ -17,16 +17,16 @@ import {
   type ChangeFeedSource,
 } from '../../operations/change-feed.js';
 import { changeJson, upsertJson } from '../../operations/change-json.js';
-import { principalOf } from '../authorize.js';
-import type { ServiceKeySource } from '../service-key.js';
-import { ifNoneMatchOf, notModified } from '../conditional.js';
-import { COMPRESSION_HEADERS, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
+import { principalOf } from '../../web/authorize.js';
+import type { ServiceKeySource } from '../../web/service-key.js';
+import { ifNoneMatchOf, notModified } from '../../web/conditional.js';
+import { COMPRESSION_HEADERS, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../../web/schemas/conditional.js';
 import { sendJson } from '../send-json.js';
 import { ChangesResponseSchema, ListChangesQuerySchema } from '../schemas/changes.js';
-import { errorResponse, NO_STORE_HEADER } from '../schemas/common.js';
-import { AUTHORIZED_ERROR_RESPONSES } from '../schemas/authorized-responses.js';
-import { MALFORMED_REQUEST } from '../schemas/every-operation-responses.js';
-import { RATE_LIMIT_HEADERS, SOMETIMES_RATE_LIMIT_HEADERS } from '../schemas/rate-limit-headers.js';
+import { errorResponse, NO_STORE_HEADER } from '../../web/schemas/common.js';
+import { AUTHORIZED_ERROR_RESPONSES } from '../../web/schemas/authorized-responses.js';
+import { MALFORMED_REQUEST } from '../../web/schemas/every-operation-responses.js';
+import { RATE_LIMIT_HEADERS, SOMETIMES_RATE_LIMIT_HEADERS } from '../../web/schemas/rate-limit-headers.js';
 import { CONTACTS_PATH } from './contacts.js';
 
 export const CHANGES_PATH = `${CONTACTS_PATH}/changes`;

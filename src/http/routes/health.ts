@@ -2,11 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import type { Store } from '../../store/store.js';
 import { PublicError } from '../../domain/errors.js';
-import { errorResponse, NO_STORE_HEADER } from '../schemas/common.js';
-import { EVERY_OPERATION_RESPONSES } from '../schemas/every-operation-responses.js';
+import { errorResponse, NO_STORE_HEADER } from '../../web/schemas/common.js';
+import { EVERY_OPERATION_RESPONSES } from '../../web/schemas/every-operation-responses.js';
+import { HEALTH_PATH, READINESS_PATH } from '../../web/probe-paths.js';
 
-export const HEALTH_PATH = '/healthz';
-export const READINESS_PATH = '/readyz';
 /** Readiness answers within this bound even when the database hangs, so a probe never times out first. */
 export const READINESS_TIMEOUT_MS = 2_000;
 export const DATABASE_UNAVAILABLE_MESSAGE = 'Database unavailable';

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { sendAsset, staticAsset, type StaticAsset } from '../static-asset.js';
-import type { ResponseHeader } from '../schemas/common.js';
-import { COMPRESSION_HEADERS, ETAG_HEADER, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../schemas/conditional.js';
-import { EVERY_OPERATION_RESPONSES } from '../schemas/every-operation-responses.js';
+import type { ResponseHeader } from '../../web/schemas/common.js';
+import { COMPRESSION_HEADERS, ETAG_HEADER, IF_NONE_MATCH_REQUEST_HEADER, notModifiedResponse } from '../../web/schemas/conditional.js';
+import { EVERY_OPERATION_RESPONSES } from '../../web/schemas/every-operation-responses.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 const CACHE_CONTROL = 'public, max-age=300';

@@ -1,12 +1,12 @@
 import fp from 'fastify-plugin';
-import type { Authenticator } from '../../auth/authenticator.js';
-import { contactUrlFor } from '../../mcp/contact-url.js';
-import { InflightBytes } from '../../mcp/inflight-bytes.js';
-import { createMcpAuthenticator } from '../../oauth/mcp-authenticator.js';
-import type { OAuthConfig } from '../../oauth/oauth-config.js';
-import type { Store } from '../../store/store.js';
-import { registerAuthorizedRoutes } from '../authorize.js';
-import { registerMcpRoute } from '../routes/mcp.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { contactUrlFor } from './contact-url.js';
+import { InflightBytes } from './inflight-bytes.js';
+import { createMcpAuthenticator } from '../oauth/mcp-authenticator.js';
+import type { OAuthConfig } from '../oauth/oauth-config.js';
+import type { Store } from '../store/store.js';
+import { registerAuthorizedRoutes } from '../web/authorize.js';
+import { registerMcpRoute } from './route.js';
 
 export interface McpPluginOptions {
   store: Pick<Store, 'contacts' | 'users'>;

@@ -5,7 +5,7 @@ import { closeSlowReaders, type SlowReaderClosure, type SlowReaderLimits } from 
 /** A flood of clients that stop reading closes thousands of connections a second: logging each would add to it. */
 const SLOW_READER_WARNING_INTERVAL_MS = 10_000;
 
-/** Closes the connections whose clients stop reading their answers (src/http/slow-readers.ts), with a throttled warning. */
+/** Closes the connections whose clients stop reading their answers (src/web/slow-readers.ts), with a throttled warning. */
 export default fp<SlowReaderLimits>(
   async (app, limits) => {
     const warnings = new Map<SlowReaderClosure, ThrottledWarning>();

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { ServerBusyError } from '../domain/errors.js';
-import { HEALTH_PATH, READINESS_PATH } from './routes/health.js';
+import { HEALTH_PATH, READINESS_PATH } from './probe-paths.js';
 
 /** Probes answer whatever the load: an orchestrator must tell a busy process from a dead one. */
 const EXEMPT_ROUTES = new Set([HEALTH_PATH, READINESS_PATH]);

@@ -6,7 +6,7 @@ import { AUTH_FAILURES_EXCEEDED_MESSAGE } from '../domain/rate-limit.js';
 import type { RequestCounter } from '../rate-limit/request-counter.js';
 import { ThrottledWarning } from '../throttled-warning.js';
 import { clientAddressKey } from './client-address.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { createRateLimiter } from './rate-limit.js';
 
 /** A guessing address is refused thousands of times a second: its warning is logged at most this often. */

@@ -27,9 +27,9 @@ interface BodyRead extends BodyProgress {
 }
 
 /**
- * Refuses a request body that stalls or trickles (src/http/body-read-timeout.ts: bodyOverdue), with 408 and
+ * Refuses a request body that stalls or trickles (src/web/body-read-timeout.ts: bodyOverdue), with 408 and
  * `{ error }`, and closes its connection; logged at info, as the client's doing. Node's own request timeout is off
- * (src/http/server-options.ts): it bounds a whole request, which would cut off a large import arriving at a healthy pace.
+ * (src/web/server-options.ts): it bounds a whole request, which would cut off a large import arriving at a healthy pace.
  * A body Fastify or the route reads fails with the 408, which the error handler answers; one a library reads from the
  * request (OAuth's token endpoint) is answered here; one nobody reads after an answer went out only closes the connection.
  */

@@ -1,35 +1,30 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Authenticator } from '../auth/authenticator.js';
-import type { Config, TrustProxy } from '../config.js';
-import type { RequestCounter } from '../rate-limit/request-counter.js';
-import type { Store } from '../store/store.js';
-import { registerAuthorizedRoutes } from './authorize.js';
-import type { Metrics } from './metrics.js';
-import { registerMetricsRoute, type MetricsSource } from './metrics-endpoint.js';
-import { openApiOptions } from './openapi-document.js';
-import answerTimeout from './plugins/answer-timeout.js';
-import bodyReadTimeout from './plugins/body-read-timeout.js';
-import carddav from './plugins/carddav.js';
-import compression from './plugins/compression.js';
-import cors from './plugins/cors.js';
-import errors from './plugins/errors.js';
-import mcp from './plugins/mcp.js';
-import metrics from './plugins/metrics.js';
-import oauth from './plugins/oauth.js';
-import rateLimit from './plugins/rate-limit.js';
-import requestGuards from './plugins/request-guards.js';
-import requestId from './plugins/request-id.js';
-import securityHeaders from './plugins/security-headers.js';
-import slowReaders from './plugins/slow-readers.js';
-import { registerChangeRoutes } from './routes/changes.js';
-import { registerContactRoutes } from './routes/contacts.js';
-import { registerDocsRoutes } from './routes/docs.js';
-import { registerHealthRoutes } from './routes/health.js';
-import { registerOpenApiRoute } from './routes/openapi.js';
-import { jsonServerOptions } from './server-options.js';
-import { serviceKeyFrom } from './service-key.js';
+import type { Authenticator } from './auth/authenticator.js';
+import carddav from './carddav/plugin.js';
+import type { Config, TrustProxy } from './config.js';
+import restApi from './http/plugin.js';
+import mcp from './mcp/plugin.js';
+import { registerMetricsRoute, type MetricsSource } from './metrics/endpoint.js';
+import type { Metrics } from './metrics/metrics.js';
+import metrics from './metrics/plugin.js';
+import oauth from './oauth/plugin.js';
+import type { RequestCounter } from './rate-limit/request-counter.js';
+import type { Store } from './store/store.js';
+import { openApiOptions } from './web/openapi-document.js';
+import answerTimeout from './web/plugins/answer-timeout.js';
+import bodyReadTimeout from './web/plugins/body-read-timeout.js';
+import compression from './web/plugins/compression.js';
+import cors from './web/plugins/cors.js';
+import errors from './web/plugins/errors.js';
+import rateLimit from './web/plugins/rate-limit.js';
+import requestGuards from './web/plugins/request-guards.js';
+import requestId from './web/plugins/request-id.js';
+import securityHeaders from './web/plugins/security-headers.js';
+import slowReaders from './web/plugins/slow-readers.js';
+import { jsonServerOptions } from './web/server-options.js';
+import { serviceKeyFrom } from './web/service-key.js';
 
 const DAY_MS = 86_400_000;
 const KIB = 1024;
@@ -72,8 +67,8 @@ export interface AppDependencies {
 
 /**
  * Builds the whole HTTP application without listening: the server and every test use this. The cross-cutting plugins
- * come first, before any route, in the order their hooks run; then the doors: the REST API, OAuth, MCP, CardDAV; then the
- * public routes.
+ * (src/web/, src/metrics/) come first, before any route, in the order their hooks run; then the doors, each a plugin of
+ * its own: the REST API (with its public routes), OAuth, MCP, CardDAV; then GET /metrics when METRICS_TOKEN is set.
  */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, store, authenticator } = deps;
@@ -106,11 +101,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(rateLimit, { perMinute, authFailuresPerMinute, counter: deps.requestCounter });
 
   const serviceKey = serviceKeyFrom(store.oauth);
-  const { rateLimiter, limitAuthFailures } = app;
-  await registerAuthorizedRoutes(app, { authenticator, rateLimiter, limitAuthFailures }, (api) => {
-    registerContactRoutes(api, { contacts: store.contacts, serviceKey });
-    registerChangeRoutes(api, { contacts: store.contacts, retentionMs: config.changesRetentionDays * DAY_MS, serviceKey });
-  });
+  await app.register(restApi, { store, authenticator, serviceKey, retentionMs: config.changesRetentionDays * DAY_MS });
   await app.register(oauth, {
     config: config.oauth,
     store: store.oauth,
@@ -136,9 +127,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     serviceKey,
     retentionMs: config.changesRetentionDays * DAY_MS,
   });
-  registerHealthRoutes(app, { store });
-  registerOpenApiRoute(app);
-  registerDocsRoutes(app);
   const { token } = config.metrics;
   if (token) registerMetricsRoute(app, { registry: deps.metricsSource ?? deps.metrics.registry, token });
   await app.ready();

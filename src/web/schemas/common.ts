@@ -9,7 +9,7 @@ export type ErrorBody = Static<typeof ErrorSchema>;
 
 /**
  * A response header as a route schema declares it. `required` says the header is always sent; the OpenAPI document
- * moves it from the schema to the header (src/http/openapi-document.ts).
+ * moves it from the schema to the header (src/web/openapi-document.ts).
  */
 export interface ResponseHeader {
   description: string;

@@ -1,11 +1,11 @@
 import fp from 'fastify-plugin';
-import type { Authenticator } from '../../auth/authenticator.js';
-import { createAuthorizationServer, type EmbeddedAuthorizationServer } from '../../oauth/authorization-server.js';
-import type { OAuthConfig } from '../../oauth/oauth-config.js';
-import type { RequestCounter } from '../../rate-limit/request-counter.js';
-import type { OAuthStore } from '../../store/store.js';
-import { createOAuthRateLimiters, NO_OAUTH_RATE_LIMITS, type OAuthRateLimits } from '../oauth-rate-limit.js';
-import { registerOAuthRoutes } from '../routes/oauth.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { createAuthorizationServer, type EmbeddedAuthorizationServer } from './authorization-server.js';
+import type { OAuthConfig } from './oauth-config.js';
+import type { RequestCounter } from '../rate-limit/request-counter.js';
+import type { OAuthStore } from '../store/store.js';
+import { createOAuthRateLimiters, NO_OAUTH_RATE_LIMITS, type OAuthRateLimits } from './rate-limit.js';
+import { registerOAuthRoutes } from './routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

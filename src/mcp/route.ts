@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { reservationBytes, type InflightBytes } from '../../mcp/inflight-bytes.js';
-import type { ToolCallAdmission } from '../../mcp/metered-transport.js';
-import type { ContactStore } from '../../store/store.js';
-import { MCP_PATH } from '../../mcp/endpoint.js';
-import { principalOf } from '../authorize.js';
-import { handleError } from '../errors.js';
-import type { RateLimiter } from '../rate-limit.js';
+import { reservationBytes, type InflightBytes } from './inflight-bytes.js';
+import type { ToolCallAdmission } from './metered-transport.js';
+import type { ContactStore } from '../store/store.js';
+import { MCP_PATH } from './endpoint.js';
+import { principalOf } from '../web/authorize.js';
+import { handleError } from '../web/errors.js';
+import type { RateLimiter } from '../web/rate-limit.js';
 
 /** A batch of 20 calls takes a few KB; anything near this is not a client talking to these three tools. */
 export const MCP_BODY_LIMIT_BYTES = 64 * 1024;
@@ -107,8 +107,8 @@ function webRequestOf(request: FastifyRequest, endpointUrl: string): Request {
   return new Request(endpointUrl, { method: request.method, headers });
 }
 
-let hosted: Promise<typeof import('../../mcp/hosted.js')> | undefined;
-const loadHosted = () => (hosted ??= import('../../mcp/hosted.js'));
+let hosted: Promise<typeof import('./hosted.js')> | undefined;
+const loadHosted = () => (hosted ??= import('./hosted.js'));
 
 /** Browsers write loopback hosts these ways; a page there is on the user's own machine, as the server may be. */
 const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);

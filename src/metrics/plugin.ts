@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
-import { AuthError } from '../../auth/authenticator.js';
-import type { Metrics } from '../metrics.js';
+import { AuthError } from '../auth/authenticator.js';
+import type { Metrics } from './metrics.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,9 +1,9 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { OAUTH_ROUTES } from '../oauth/authorization-server.js';
+import { OAUTH_ROUTES } from './authorization-server.js';
 import type { RequestCounter } from '../rate-limit/request-counter.js';
-import { clientAddressKey } from './client-address.js';
-import type { Metrics } from './metrics.js';
-import { createRateLimiter, noRateLimiter, type RateLimiter } from './rate-limit.js';
+import { clientAddressKey } from '../web/client-address.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { createRateLimiter, noRateLimiter, type RateLimiter } from '../web/rate-limit.js';
 
 /** Requests per client address per minute at the authorization server's endpoints that anyone may call; 0 = no limit. */
 export interface OAuthRateLimits {

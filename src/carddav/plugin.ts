@@ -1,17 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Authenticator } from '../../auth/authenticator.js';
-import { basicOrBearer } from '../../carddav/basic-auth.js';
-import { handleDavError } from '../../carddav/dav-error.js';
-import type { CardDavDependencies } from '../../carddav/dependencies.js';
-import { getCard } from '../../carddav/get-card.js';
-import { DAV_ROOT, WELL_KNOWN_CARDDAV } from '../../carddav/paths.js';
-import { propfind } from '../../carddav/propfind.js';
-import { READ_METHODS, refuseWrite, WRITE_METHODS } from '../../carddav/read-only.js';
-import { report } from '../../carddav/report.js';
-import type { ContactStore } from '../../store/store.js';
-import { registerAuthorizedRoutes } from '../authorize.js';
-import type { ServiceKeySource } from '../service-key.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { basicOrBearer } from './basic-auth.js';
+import { handleDavError } from './dav-error.js';
+import type { CardDavDependencies } from './dependencies.js';
+import { getCard } from './get-card.js';
+import { DAV_ROOT, WELL_KNOWN_CARDDAV } from './paths.js';
+import { propfind } from './propfind.js';
+import { READ_METHODS, refuseWrite, WRITE_METHODS } from './read-only.js';
+import { report } from './report.js';
+import type { ContactStore } from '../store/store.js';
+import { registerAuthorizedRoutes } from '../web/authorize.js';
+import type { ServiceKeySource } from '../web/service-key.js';
 
 /**
  * A request body's bound: a multiget naming 10,000 cards is about 1.4 MB (vdirsyncer asks for every card it lacks at

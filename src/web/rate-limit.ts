@@ -4,7 +4,7 @@ import type { RequestCounter } from '../rate-limit/request-counter.js';
 import { ThrottledWarning } from '../throttled-warning.js';
 import { PublicError } from '../domain/errors.js';
 import { RATE_LIMIT_EXCEEDED_MESSAGE } from '../domain/rate-limit.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 /** While the counter fails, its warning is logged at most this often (with how many were left out). */
 export const FAIL_OPEN_WARNING_INTERVAL_MS = 10_000;
