@@ -1,4 +1,5 @@
-import { openStore, parseDatabaseUrl } from '../src/store/open-store.js';
+import { openStore } from '../src/store/open-store.js';
+import { parseDatabaseUrl } from '../src/domain/database-url.js';
 
 export interface DeepRead {
   /** The whole read of a page near the end of the big network, sort keys included. */

@@ -16,7 +16,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createWebhook } from '../src/operations/webhooks.js';
-import { openStore, parseDatabaseUrl } from '../src/store/open-store.js';
+import { openStore } from '../src/store/open-store.js';
+import { parseDatabaseUrl } from '../src/domain/database-url.js';
 import type { Store } from '../src/store/store.js';
 import { contactRecord } from '../test/support/seed.js';
 

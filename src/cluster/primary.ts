@@ -5,9 +5,9 @@ import type { Config } from '../config.js';
 import { RATE_LIMIT_WINDOW_MS, type WindowHit } from '../domain/rate-limit.js';
 import { listenForMetrics } from '../metrics/endpoint.js';
 import { flushLogs } from '../log-destination.js';
+import { migrateDatabase } from '../operations/migrations.js';
 import { createMemoryCounter } from '../rate-limit/memory-counter.js';
 import { onShutdownSignals, type ShutdownSignal } from '../shutdown-signals.js';
-import { openStore } from '../store/open-store.js';
 import { answerWorkers } from './ipc.js';
 import { restartDelayMs, STABLE_WORKER_MS } from './restart-backoff.js';
 import { isFatalStartMessage, SHUTDOWN_MESSAGE, WEBHOOK_ROLE_ENV } from './worker.js';
@@ -29,13 +29,8 @@ const WORKER_KILL_GRACE_MS = 1_000;
  * ECHO_WINDOW_MS) kills them all at once.
  */
 export async function runPrimary(config: Config, workers: number, logger: Logger, announce: (line: string) => void): Promise<number> {
-  const store = await openStore(config.database, { mustExist: true });
-  try {
-    const applied = await store.migrate();
-    if (applied.length > 0) logger.info({ versions: applied }, 'applied database migrations');
-  } finally {
-    await store.close();
-  }
+  const applied = await migrateDatabase(config.database);
+  if (applied.length > 0) logger.info({ versions: applied }, 'applied database migrations');
   // Only now: a missing or unusable database stops `serve` with its one line before the service looks started.
   announce(`Contacts Read API: ${workers} workers`);
 

@@ -2,8 +2,7 @@ import { isIP } from 'node:net';
 import Type, { type StaticDecode, type TString } from 'typebox';
 import { KEY_PREFIX_PATTERN } from '../domain/api-key.js';
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE, parseRetrySchedule } from '../domain/webhooks.js';
-import { DEFAULT_SQLITE_PATH, parseDatabaseUrl, type DatabaseTarget } from '../store/open-store.js';
-import { DEFAULT_POOL } from '../store/store.js';
+import { DEFAULT_POOL, DEFAULT_SQLITE_PATH, parseDatabaseUrl, type DatabaseTarget } from '../domain/database-url.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 60;

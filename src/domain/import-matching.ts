@@ -1,5 +1,8 @@
 import { InputError } from './errors.js';
 
+/** How many places an import's outcome lists of each kind (records naming a taken email, empty records); its counts are whole. */
+export const IMPORT_LISTED = 100;
+
 /** The fields on which an import matches a record without id to the owner's contact holding the same value. */
 export const IMPORT_MATCH_FIELDS = ['email', 'linkedin_url'] as const;
 export type ImportMatchField = (typeof IMPORT_MATCH_FIELDS)[number];

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
 import { isEmptyContactInput, normalizeContactInput, type ValidContactInput } from '../domain/contact-input.js';
 import { InputError, PublicError } from '../domain/errors.js';
-import { IMPORT_LISTED } from '../store/import-batches.js';
+import { IMPORT_LISTED } from '../domain/import-matching.js';
 import type { ImportRecord } from '../store/store.js';
 import { readCsvRecords } from './formats/csv.js';
 import { readJsonRecords } from './formats/json.js';

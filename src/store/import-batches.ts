@@ -1,9 +1,7 @@
 import { assertUniqueIds } from '../domain/contact-input.js';
+import { IMPORT_LISTED } from '../domain/import-matching.js';
 import { refusedRecordMerge } from '../domain/merge.js';
 import type { ImportOutcome, ImportRecord } from './contracts/contact-store.js';
-
-/** How many places an import's outcome lists of each kind (records naming a taken email, empty records); its counts are whole. */
-export const IMPORT_LISTED = 100;
 
 /** What one batch's writes did; merges wait until every record is written. */
 export type BatchOutcome = Omit<ImportOutcome, 'merged' | 'duplicateEmailCount'>;

@@ -1,28 +1,10 @@
-import { resolve } from 'node:path';
 import type { DatabaseTarget, Dialect, TargetOf } from './contracts/dialect.js';
 import { POSTGRES_DIALECT } from './postgres/dialect.js';
 import { SQLITE_DIALECT } from './sqlite/dialect.js';
 import type { StoreOptions } from './contracts/store-options.js';
 import type { Store } from './store.js';
 
-export const DEFAULT_SQLITE_PATH = './data/contacts.db';
-
 export type { DatabaseTarget } from './contracts/dialect.js';
-
-/**
- * Reads DATABASE_URL: unset or empty → SQLite at ./data/contacts.db; `file:PATH` → SQLite at PATH;
- * `postgres://` or `postgresql://` → PostgreSQL. Anything else is refused.
- */
-export function parseDatabaseUrl(url: string | undefined): DatabaseTarget {
-  if (url === undefined || url.trim() === '') return { kind: 'sqlite', path: resolve(DEFAULT_SQLITE_PATH) };
-  if (url.startsWith('file:')) {
-    const path = url.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
-    if (path === '') throw new Error('DATABASE_URL "file:" needs a path, e.g. file:./data/contacts.db');
-    return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
-  }
-  if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', url };
-  throw new Error('DATABASE_URL must be file:PATH, postgres://… or postgresql://…');
-}
 
 const DIALECTS: { [Name in DatabaseTarget['kind']]: Dialect<TargetOf<Name>> } = { sqlite: SQLITE_DIALECT, postgres: POSTGRES_DIALECT };
 

@@ -24,7 +24,7 @@ export type {
 export type { IdempotencyClaim, IdempotencyKey, IdempotencyStore, KeptAnswer } from './contracts/idempotency-store.js';
 export type { ApiKeyRecord, KeyRotation, KeyStore, KeyWithOwner, NewApiKey } from './contracts/key-store.js';
 export type { FoundOAuthRecord, OAuthRecord, OAuthStore } from './contracts/oauth-store.js';
-export { DEFAULT_POOL, type StoreOptions } from './contracts/store-options.js';
+export type { StoreOptions } from './contracts/store-options.js';
 export type { NewUser, User, UserChanges, UserPage, UserStore, UserWithKeyCount } from './contracts/user-store.js';
 export type {
   NewWebhook,

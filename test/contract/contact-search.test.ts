@@ -7,7 +7,7 @@ import type { Contact, ContactValues } from '../../src/domain/contact.js';
 import { InputError } from '../../src/domain/errors.js';
 import { SEARCH_QUERY_MAX_WORDS, searchRank, searchWords } from '../../src/domain/search.js';
 import { SEARCH_CANDIDATE_BUDGET } from '../../src/store/search-plan.js';
-import { parseDatabaseUrl } from '../../src/store/open-store.js';
+import { parseDatabaseUrl } from '../../src/domain/database-url.js';
 import type { Store } from '../../src/store/store.js';
 import { describeEachBackend } from '../support/backends.js';
 import { contactRecord, createUser } from '../support/seed.js';

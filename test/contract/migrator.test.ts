@@ -6,7 +6,8 @@ import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
-import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
+import { openStore } from '../../src/store/open-store.js';
+import { parseDatabaseUrl } from '../../src/domain/database-url.js';
 import { runBin } from '../support/cli.js';
 
 const INSTANCES = 4;

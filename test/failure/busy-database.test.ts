@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { parseDatabaseUrl } from '../../src/store/open-store.js';
+import { parseDatabaseUrl } from '../../src/domain/database-url.js';
 import type { Store } from '../../src/store/store.js';
 import { bearer } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/backends.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
+import { openStore } from '../../src/store/open-store.js';
+import { parseDatabaseUrl } from '../../src/domain/database-url.js';
 import { bearer } from '../support/app.js';
 import { skipClusterTests, startCluster, type TestCluster } from '../support/pg-cluster.js';
 import { createKey, createUser, importNumberedContacts } from '../support/seed.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
-import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
+import { openStore } from '../../src/store/open-store.js';
+import { parseDatabaseUrl } from '../../src/domain/database-url.js';
 import type { Store } from '../../src/store/store.js';
 import { databaseBefore, migrationBackends, type OldDatabase } from '../support/old-database.js';
 

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseDatabaseUrl } from '../../src/store/open-store.js';
+import { parseDatabaseUrl } from '../../src/domain/database-url.js';
 import type { SortKey } from '../../src/domain/pagination.js';
 import type { PageSource } from '../../src/store/paged-listing.js';
 import { postgresPageSource } from '../../src/store/postgres/page-source.js';

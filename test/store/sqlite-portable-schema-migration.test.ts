@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
-import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
+import { openStore } from '../../src/store/open-store.js';
+import { parseDatabaseUrl } from '../../src/domain/database-url.js';
 import { normalizeContactInput } from '../../src/domain/contact-input.js';
 import { indexContactWordsSql } from '../../src/store/sqlite/migrations/search-index.js';
 import type { Store } from '../../src/store/store.js';

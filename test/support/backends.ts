@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
-import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
+import { openStore } from '../../src/store/open-store.js';
+import { parseDatabaseUrl } from '../../src/domain/database-url.js';
 import type { Store } from '../../src/store/store.js';
 
 export type BackendName = 'sqlite' | 'postgres';

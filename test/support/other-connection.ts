@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { keptForLife } from '../../src/store/sqlite/connection.js';
 import { StatementCache } from '../../src/store/sqlite/statements.js';
 import pg from 'pg';
-import { parseDatabaseUrl } from '../../src/store/open-store.js';
+import { parseDatabaseUrl } from '../../src/domain/database-url.js';
 import { parseTimestamptz } from '../../src/store/postgres/timestamps.js';
 import type { TestDatabase } from './backends.js';
 

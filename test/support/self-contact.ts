@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { keptForLife } from '../../src/store/sqlite/connection.js';
 import { StatementCache } from '../../src/store/sqlite/statements.js';
 import pg from 'pg';
-import { parseDatabaseUrl } from '../../src/store/open-store.js';
+import { parseDatabaseUrl } from '../../src/domain/database-url.js';
 
 /** The id of a user's own self row, which no API shows: read straight from the test database. */
 export async function selfContactId(databaseUrl: string, ownerId: string): Promise<string> {

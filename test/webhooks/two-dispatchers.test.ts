@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { openStore, parseDatabaseUrl } from '../../src/store/open-store.js';
+import { openStore } from '../../src/store/open-store.js';
+import { parseDatabaseUrl } from '../../src/domain/database-url.js';
 import type { Store, User, WebhookRecord } from '../../src/store/store.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { createWebhookSender } from '../../src/webhooks/sender.js';

@@ -31,7 +31,7 @@ export interface ImportOutcome {
   matchedByLinkedinUrl: number;
   /**
    * Records naming an email that another contact already holds, a stored one or one an earlier record wrote: the first
-   * IMPORT_LISTED (import-batches.ts) of a streamed import, every one of an import of an array.
+   * IMPORT_LISTED (domain/import-matching.ts) of a streamed import, every one of an import of an array.
    */
   duplicateEmails: DuplicateEmail[];
   /** How many records named such an email. */

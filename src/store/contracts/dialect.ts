@@ -1,7 +1,7 @@
+import type { DatabaseTarget } from '../../domain/database-url.js';
 import type { MigrationSession } from './migration.js';
 
-/** The database DATABASE_URL names (parseDatabaseUrl in open-store.ts). */
-export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+export type { DatabaseTarget };
 
 /** The target of one database: `TargetOf<'sqlite'>` names a file, `TargetOf<'postgres'>` a server. */
 export type TargetOf<Name extends DatabaseTarget['kind']> = Extract<DatabaseTarget, { kind: Name }>;

@@ -1,6 +1,3 @@
-/** PostgreSQL connections per process, and statements that may wait for one (StoreOptions.pool). */
-export const DEFAULT_POOL = { size: 3, queueLimit: 64 } as const;
-
 /** How the server opens a store; the CLI opens stores without these limits (imports may run long). */
 export interface StoreOptions {
   /**

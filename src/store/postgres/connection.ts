@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { DatabaseBusyError } from '../../domain/errors.js';
-import { DEFAULT_POOL, type StoreOptions } from '../contracts/store-options.js';
+import { DEFAULT_POOL } from '../../domain/database-url.js';
+import type { StoreOptions } from '../contracts/store-options.js';
 import { parseTimestamptz } from './timestamps.js';
 
 const TIMESTAMPTZ_OID = 1184;
