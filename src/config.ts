@@ -52,7 +52,7 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /**
    * BODY_READ_TIMEOUT_MS (default 30000): a request body from which no byte arrives for this long, or that falls behind
-   * 64 KiB/s once it has taken this long, gets 408 and its connection is closed (src/http/body-read-timeout.ts).
+   * 64 KiB/s once it has taken this long, gets 408 and its connection is closed (src/web/body-read-timeout.ts).
    */
   readonly bodyReadTimeoutMs: number;
   /**
