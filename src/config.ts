@@ -1,10 +1,11 @@
 import { isIP } from 'node:net';
-import { named, readEnvironment, readVariable } from './config/read-environment.js';
+import { oauthConfigOf, type OAuthConfig } from './config/oauth.js';
+import { readEnvironment, readVariable } from './config/read-environment.js';
 import { ENVIRONMENT } from './config/schema.js';
-import { parseOAuthConfig, type OAuthConfig } from './oauth/oauth-config.js';
 import type { DatabaseTarget } from './store/open-store.js';
 
 export { ConfigError } from './config/config-error.js';
+export type { ConsentBranding, ExternalIssuerConfig, OAuthConfig } from './config/oauth.js';
 export {
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
   DEFAULT_CHANGES_RETENTION_DAYS,
@@ -105,7 +106,7 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** HSTS_MAX_AGE (default unset): send Strict-Transport-Security with this max-age in seconds. */
   readonly hstsMaxAgeSeconds: number | null;
-  /** OAuth for /mcp: OAUTH_ISSUER, OAUTH_EXTERNAL_*, the consent page's branding (src/oauth/oauth-config.ts). */
+  /** OAuth for /mcp: OAUTH_ISSUER, OAUTH_EXTERNAL_*, the consent page's branding (src/config/oauth.ts). */
   readonly oauth: OAuthConfig;
   /**
    * CONTACT_URL_TEMPLATE (default unset): the link the MCP `search` and `fetch` tools give each contact, with `{id}`
@@ -231,7 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, listen: { host?
     trustProxy: read.TRUST_PROXY,
     corsOrigins: read.CORS_ORIGINS,
     hstsMaxAgeSeconds: read.HSTS_MAX_AGE ?? null,
-    oauth: parseOAuthConfig(env, listenUrlOf(read.HOST, read.PORT), named),
+    oauth: oauthConfigOf(read, listenUrlOf(read.HOST, read.PORT)),
     contactUrlTemplate: read.CONTACT_URL_TEMPLATE ?? null,
     openApi: Object.freeze({ publicUrl: read.PUBLIC_URL, contact: read.API_CONTACT ?? null }),
     admin: Object.freeze({

@@ -35,7 +35,7 @@ export function readVariable(name: string, schema: Variable, text: string | unde
 }
 
 /** `parse()`, its error named after the variable `name` (that the error may name itself). */
-export function named<T>(name: string, parse: () => T): T {
+function named<T>(name: string, parse: () => T): T {
   try {
     return parse();
   } catch (error) {

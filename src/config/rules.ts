@@ -23,6 +23,13 @@ export const RULES: readonly Rule[] = [
         : null,
   },
   {
+    after: 'OAUTH_EXTERNAL_JWKS_URL',
+    broken: (env) =>
+      (env.OAUTH_EXTERNAL_ISSUER === undefined) !== (env.OAUTH_EXTERNAL_JWKS_URL === undefined)
+        ? 'OAUTH_EXTERNAL_JWKS_URL and OAUTH_EXTERNAL_ISSUER must be set together'
+        : null,
+  },
+  {
     after: 'ADMIN_PORT',
     // Workers of a cluster would share one port between both apps, each connection going to either.
     broken: (env) =>

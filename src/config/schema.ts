@@ -32,6 +32,12 @@ const text = (description: string, fallback?: string) => Type.String({ descripti
 const checked = <Schema extends TString>(schema: Schema, check: (value: string) => boolean, error: (value: string) => string) =>
   Type.Refine(schema, check, error);
 const isHttpUrl = (value: string) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
+const httpsUrl = (description: string) =>
+  checked(
+    text(description),
+    (url) => URL.canParse(url) && new URL(url).protocol === 'https:',
+    (url) => `must be an https:// URL; got "${url}"`,
+  );
 const commaSeparated = (value: string) => value.split(',').map((entry) => entry.trim());
 const secret = (description: string, pattern: RegExp, error: string) =>
   checked(
@@ -148,6 +154,30 @@ export const ENVIRONMENT = Type.Object({
     (origins): readonly string[] => Object.freeze(commaSeparated(origins).filter((origin) => origin !== '')),
   ),
   HSTS_MAX_AGE: Type.Optional(integer(0, 1_000_000_000, 'send Strict-Transport-Security with this max-age in seconds')),
+  OAUTH_ISSUER: Type.Optional(
+    checked(
+      text('the public base URL clients reach this service at, the OAuth issuer; unset, the URL `serve` listens at'),
+      isOrigin,
+      (url) => `must be the public base URL clients use, like https://contacts.example.com (no trailing slash); got "${url}"`,
+    ),
+  ),
+  OAUTH_EXTERNAL_ISSUER: Type.Optional(httpsUrl('the `iss` of another authorization server whose JWTs /mcp accepts')),
+  OAUTH_EXTERNAL_JWKS_URL: Type.Optional(httpsUrl("where OAUTH_EXTERNAL_ISSUER's signing keys are")),
+  OAUTH_EXTERNAL_AUDIENCE: Type.Optional(text("the `aud` the external issuer's tokens must carry; unset, `<OAUTH_ISSUER>/mcp`")),
+  OAUTH_EXTERNAL_USER_CLAIM: text("the external token's claim holding the user's id (or email) in this service", 'sub'),
+  OAUTH_PRODUCT_NAME: checked(
+    text('the product name on the consent page', 'Contacts'),
+    (name) => name.length <= 60,
+    () => 'must be at most 60 characters',
+  ),
+  OAUTH_ACCENT_COLOR: checked(
+    text("the consent page's buttons and links, a `#rgb` or `#rrggbb` colour", '#2f5bd3'),
+    (color) => /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i.test(color),
+    (color) => `must be a colour like #2f5bd3; got "${color}"`,
+  ),
+  OAUTH_LOGO_URL: Type.Optional(httpsUrl('an https image shown above the consent form')),
+  OAUTH_API_KEYS_URL: Type.Optional(httpsUrl('where a user makes an API key, linked from the consent form')),
+  OAUTH_CLIENT_METADATA_ALLOW_PRIVATE: boolean('client metadata documents may be fetched from private addresses (tests only)'),
   CONTACT_URL_TEMPLATE: Type.Optional(
     checked(
       text('the link the MCP tools give each contact, `{id}` replaced'),

@@ -3,7 +3,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { contactUrlFor } from './contact-url.js';
 import { InflightBytes } from './inflight-bytes.js';
 import { createMcpAuthenticator } from '../oauth/mcp-authenticator.js';
-import type { OAuthConfig } from '../oauth/oauth-config.js';
+import type { OAuthConfig } from '../config.js';
 import type { Store } from '../store/store.js';
 import { registerAuthorizedRoutes } from '../web/authorize.js';
 import { registerMcpRoute } from './route.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { reservationBytes, type InflightBytes } from './inflight-bytes.js';
 import type { ToolCallAdmission } from './metered-transport.js';
 import type { ContactStore } from '../store/store.js';
-import { MCP_PATH } from './endpoint.js';
+import { MCP_PATH } from '../domain/mcp-resource.js';
 import { principalOf } from '../web/authorize.js';
 import { handleError } from '../web/errors.js';
 import type { RateLimiter } from '../web/rate-limit.js';

@@ -9,7 +9,8 @@ import type { OAuthStore } from '../store/store.js';
 import { clientMetadataProblem } from './client-metadata.js';
 import { renderOAuthErrorPage } from './consent-page.js';
 import { createOutgoingFetch } from './outgoing-fetch.js';
-import { mcpResourceOf, type OAuthConfig } from './oauth-config.js';
+import type { OAuthConfig } from '../config.js';
+import { mcpResourceOf } from '../domain/mcp-resource.js';
 import { StoreAdapter } from './store-adapter.js';
 
 /** Where the embedded authorization server's endpoints live, under the issuer. */

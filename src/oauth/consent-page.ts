@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ConsentBranding } from './oauth-config.js';
+import type { ConsentBranding } from '../config.js';
 
 /** What the consent page shows about the request being approved. */
 export interface ConsentView {

@@ -12,7 +12,8 @@ import { billingPlanAllowsApiAccess } from '../domain/billing-plan.js';
 import { CONTACTS_READ, type Scope } from '../domain/scopes.js';
 import type { UserStore } from '../store/store.js';
 import type { EmbeddedAuthorizationServer } from './authorization-server.js';
-import { mcpResourceOf, type ExternalIssuerConfig, type OAuthConfig } from './oauth-config.js';
+import type { ExternalIssuerConfig, OAuthConfig } from '../config.js';
+import { mcpResourceOf } from '../domain/mcp-resource.js';
 
 /** Where /mcp's protected-resource metadata is (RFC 9728 §3.1: the well-known path, then the resource's path). */
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';

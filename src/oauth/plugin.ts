@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { Authenticator } from '../auth/authenticator.js';
 import { createAuthorizationServer, type EmbeddedAuthorizationServer } from './authorization-server.js';
-import type { OAuthConfig } from './oauth-config.js';
+import type { OAuthConfig } from '../config.js';
 import type { RequestCounter } from '../rate-limit/request-counter.js';
 import type { OAuthStore } from '../store/store.js';
 import { createOAuthRateLimiters, NO_OAUTH_RATE_LIMITS, type OAuthRateLimits } from './rate-limit.js';

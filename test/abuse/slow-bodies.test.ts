@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BODY_READ_TIMEOUT_MESSAGE } from '../../src/web/body-read-timeout.js';
-import { parseOAuthConfig } from '../../src/oauth/oauth-config.js';
+import { loadConfig } from '../../src/config.js';
 import { startAdminApp, TEST_ADMIN_TOKEN, type AdminTestServer } from '../support/admin-app.js';
 import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
@@ -42,7 +42,7 @@ describeEachBackend('a request body that stalls or trickles gets 408 within BODY
       logger: adminLogs.logger,
       config: { bodyReadTimeoutMs: BODY_READ_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS },
     });
-    const oauth = parseOAuthConfig({ OAUTH_ISSUER: 'https://contacts.example.com' }, 'http://127.0.0.1:3000');
+    const oauth = loadConfig({ OAUTH_ISSUER: 'https://contacts.example.com' }).oauth;
     app = await buildTestApp(db().store, {
       logger: publicLogs.logger,
       config: { bodyReadTimeoutMs: BODY_READ_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS, oauth },

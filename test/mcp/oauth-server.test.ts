@@ -4,7 +4,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
-import { parseOAuthConfig, type OAuthConfig } from '../../src/oauth/oauth-config.js';
+import { loadConfig, type OAuthConfig } from '../../src/config.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import { hashIdentifier } from '../../src/oauth/store-adapter.js';
 import { buildTestApp } from '../support/app.js';
@@ -22,7 +22,7 @@ const REDIRECT = 'http://127.0.0.1:9/callback';
 const TOOLS_LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 
 const oauthConfig = (overrides: Partial<OAuthConfig> = {}): OAuthConfig => ({
-  ...parseOAuthConfig({ OAUTH_ISSUER: ISSUER, OAUTH_PRODUCT_NAME: 'Acme CRM', OAUTH_ACCENT_COLOR: '#0a7d33' }, 'http://127.0.0.1:3000'),
+  ...loadConfig({ OAUTH_ISSUER: ISSUER, OAUTH_PRODUCT_NAME: 'Acme CRM', OAUTH_ACCENT_COLOR: '#0a7d33' }).oauth,
   ...overrides,
 });
 

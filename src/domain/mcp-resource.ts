@@ -1,0 +1,7 @@
+/** The path agents connect to; its URL under the issuer is the protected resource OAuth tokens are bound to. */
+export const MCP_PATH = '/mcp';
+
+/** The resource identifier of `/mcp` under `issuer`, the `aud` OAuth access tokens for it carry. */
+export function mcpResourceOf(config: { readonly issuer: string }): string {
+  return `${config.issuer}${MCP_PATH}`;
+}
