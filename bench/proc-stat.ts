@@ -96,16 +96,16 @@ function commandLine(pid: number): string {
 export async function postgresProcesses(databaseUrl: string): Promise<(() => number[]) | null> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  let backend: number;
+  let postmaster: number | undefined;
   let database: string;
   try {
     const row = (await client.query('SELECT pg_backend_pid() AS pid, current_database() AS db')).rows[0] as { pid: number; db: string };
-    backend = row.pid;
+    // Read while the backend lives: it ends with the connection.
+    postmaster = readStat(row.pid)?.ppid;
     database = row.db;
   } finally {
     await client.end();
   }
-  const postmaster = readStat(backend)?.ppid;
   if (postmaster === undefined || !commandLine(postmaster).includes('postgres')) return null;
   // A client backend's title: "postgres: [cluster: ]user database host(port) activity".
   const clientBackend = /^postgres: (?:\S+: )?\S+ (\S+) (?:\S+\(\d+\)|\[local\])/;

@@ -3,7 +3,7 @@
  * timed in CPU (its whole process tree, and the database's processes when given) and in log lines written.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { cpuSecondsBetween, processTree, rssKb, sampleCpu } from './proc-stat.js';
 
@@ -40,7 +40,7 @@ export const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
 /** Starts a server process and waits until it answers; tracks the peak RSS of it and its children. */
 export async function startServer(command: string, commandArgs: string[], options: ServerOptions): Promise<RunningServer> {
   const { port, logFile } = options;
-  if (logFile) truncateSync(logFile, 0);
+  if (logFile) writeFileSync(logFile, '');
   const out = logFile ? openSync(logFile, 'a') : 'ignore';
   const child: ChildProcess = spawn(command, commandArgs, {
     env: { ...process.env, ...options.env, PORT: String(port) },
