@@ -122,8 +122,7 @@ async function measureDatabase(name: string, databaseUrl: string): Promise<SyncF
   return figures;
 }
 
-async function withScratchPostgres<T>(adminUrl: string, action: (url: string) => Promise<T>): Promise<T> {
-  const name = 'contacts_bench_carddav';
+async function withScratchPostgres<T>(adminUrl: string, name: string, action: (url: string) => Promise<T>): Promise<T> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -161,7 +160,7 @@ function report(figures: SyncFigure[]): string {
 }
 
 /** Runs the measurements on SQLite (a scratch file) and, unless `postgresAdminUrl` is null, on a scratch PostgreSQL. */
-export async function measureCarddav(postgresAdminUrl: string | null): Promise<string> {
+export async function measureCarddav(postgresAdminUrl: string | null, databaseName = 'contacts_bench_carddav'): Promise<string> {
   const figures: SyncFigure[] = [];
   const dir = await mkdtemp(join(tmpdir(), 'contacts-bench-carddav-db-'));
   try {
@@ -170,7 +169,7 @@ export async function measureCarddav(postgresAdminUrl: string | null): Promise<s
     await rm(dir, { recursive: true, force: true });
   }
   if (postgresAdminUrl !== null)
-    figures.push(...(await withScratchPostgres(postgresAdminUrl, (url) => measureDatabase('PostgreSQL', url))));
+    figures.push(...(await withScratchPostgres(postgresAdminUrl, databaseName, (url) => measureDatabase('PostgreSQL', url))));
   return report(figures);
 }
 

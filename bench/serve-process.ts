@@ -9,7 +9,8 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { generateDemoContacts } from '../src/demo/demo-contacts.js';
 
-const BIN = resolve(import.meta.dirname, '..', 'dist/cli/main.js');
+/** The CLI under test: BENCH_BIN names another build's dist/cli/main.js (`npm run bench -- --bin`). */
+const BIN = process.env.BENCH_BIN ?? resolve(import.meta.dirname, '..', 'dist/cli/main.js');
 
 async function cli<T>(env: NodeJS.ProcessEnv, ...cliArgs: string[]): Promise<T> {
   const { stdout } = await promisify(execFile)(process.execPath, [BIN, ...cliArgs, '--json'], { env, maxBuffer: 16 * 1024 * 1024 });
