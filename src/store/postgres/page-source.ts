@@ -46,8 +46,8 @@ const SORT_KEYS_AFTER_SQL = sortKeysSql(`SELECT c.created_at, c.id, 0 FROM conta
 // (migration 5) joined into one text. LATERAL makes the first key a parameter of that range's index condition.
 // The rows reach string_agg in the range's order: one outer row (LIMIT 1) drives the nested loop over the ordered,
 // limited range, and nothing sits between it and the aggregate. An ORDER BY inside string_agg would sort the rows,
-// JSON included, again (PostgreSQL before 16 sorts an ordered aggregate's input even when it comes sorted): a third
-// of the statement's execution time, measured (issue 35). The behavioural listing tests hold the order.
+// JSON included, again (PostgreSQL before 16 sorts an ordered aggregate's input even when it comes sorted): the
+// aggregate took 46 µs instead of 26 µs of a page's 250 µs execution, measured (issue 35). The listing tests hold the order.
 const pageSql = (seek: string) =>
   withState(`(
   SELECT count(*)::int AS returned, coalesce(string_agg(page.api_json, ','), '') AS data
