@@ -44,9 +44,13 @@ const SORT_KEYS_AFTER_SQL = sortKeysSql(`SELECT c.created_at, c.id, 0 FROM conta
 // and no heap read. The page is then one range of the same index from that key: one index descent for all its
 // rows instead of one lookup per row (a third less time per page, measured), and each row's stored JSON
 // (migration 5) joined into one text. LATERAL makes the first key a parameter of that range's index condition.
+// The rows reach string_agg in the range's order: one outer row (LIMIT 1) drives the nested loop over the ordered,
+// limited range, and nothing sits between it and the aggregate. An ORDER BY inside string_agg would sort the rows,
+// JSON included, again (PostgreSQL before 16 sorts an ordered aggregate's input even when it comes sorted): the
+// aggregate took 46 µs instead of 26 µs of a page's 250 µs execution, measured (issue 35). The listing tests hold the order.
 const pageSql = (seek: string) =>
   withState(`(
-  SELECT count(*)::int AS returned, coalesce(string_agg(page.api_json, ',' ORDER BY page.created_at, page.id), '') AS data
+  SELECT count(*)::int AS returned, coalesce(string_agg(page.api_json, ','), '') AS data
   FROM (
     SELECT listed.created_at, listed.id FROM contacts listed WHERE ${listable('listed')} ${seek}
     ORDER BY listed.created_at, listed.id OFFSET $2::int LIMIT 1
