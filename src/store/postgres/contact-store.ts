@@ -27,6 +27,7 @@ import type {
   ListedRead,
 } from '../contracts/contact-store.js';
 import { postgresChangeLog, postgresCountChangesAfter, postgresPositionAt, postgresReadChanges, postgresReadListed } from './changes.js';
+import { tidyAfterImport } from './after-import.js';
 import { ContactWriter, findHolders, findExisting } from './contact-writer.js';
 import { mergeContacts } from './merge.js';
 import { postgresPageSource } from './page-source.js';
@@ -164,7 +165,7 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
 
   async importContacts(ownerId: string, records: readonly ImportRecord[], matching: ImportMatching = 'ignore'): Promise<ImportOutcome> {
     const now = new Date().toISOString();
-    return inTransaction(this.pool, async (client) => {
+    const outcome = await inTransaction(this.pool, async (client) => {
       await lockOwnerListing(client, ownerId);
       const written = await writeRecords(client, ownerId, records, matching, now);
       let merged = 0;
@@ -178,6 +179,8 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
       }
       return { ...written, merged, duplicateEmailCount: written.duplicateEmails.length };
     });
+    await tidyAfterImport(this.pool, outcome);
+    return outcome;
   }
 
   async importBatches(
@@ -186,7 +189,7 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
     matching: ImportMatching = 'ignore',
   ): Promise<ImportOutcome> {
     const now = new Date().toISOString();
-    return inTransaction(this.pool, async (client) => {
+    const outcome = await inTransaction(this.pool, async (client) => {
       await lockOwnerListing(client, ownerId);
       await client.query(LEDGER_SQL);
       // Each batch runs the same named lookups again on a table that grows in this transaction: after five runs
@@ -226,6 +229,8 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
         batches,
       );
     });
+    await tidyAfterImport(this.pool, outcome);
+    return outcome;
   }
 
   async merge(ownerId: string, duplicateId: string, survivorId: string): Promise<void> {

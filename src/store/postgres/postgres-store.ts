@@ -13,6 +13,7 @@ import type { NewUser, UserStore } from '../contracts/user-store.js';
 import type { WebhookStore } from '../contracts/webhook-store.js';
 import type { PoolStats, Store } from '../store.js';
 import { postgresPruneChanges } from './changes.js';
+import { tidyContacts } from './after-import.js';
 import { openPool } from './connection.js';
 import { PostgresContactStore } from './contact-store.js';
 import { PostgresIdempotencyStore } from './idempotency-store.js';
@@ -95,9 +96,7 @@ class PostgresStore implements Store {
 
   async bulkImport(users: readonly NewUser[], batches: AsyncIterable<OwnerBatch>): Promise<{ usersCreated: number; contacts: number }> {
     const result = await inTransaction(this.pool, (client) => joiningTransaction(client, () => importInBulk(this, users, batches)));
-    // Fresh statistics for the planner, and a visibility map that lets the listing index answer without
-    // visiting the table: autovacuum would get there, minutes later.
-    await this.pool.query('VACUUM (ANALYZE) contacts');
+    await tidyContacts(this.pool);
     return result;
   }
 
