@@ -29,7 +29,7 @@ describe.runIf(postgresAdminUrl !== null)('PostgreSQL import: statistics and vis
       `SELECT s.relname, s.last_vacuum IS NOT NULL AS vacuumed, s.last_analyze IS NOT NULL AS analyzed,
          c.relallvisible > 0 AS all_visible
        FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-       WHERE s.relname IN ('contacts', 'contact_changes') ORDER BY s.relname`,
+       WHERE s.relname IN ('contacts', 'contact_changes', 'owner_listing') ORDER BY s.relname`,
     );
     return rows;
   };
@@ -37,16 +37,17 @@ describe.runIf(postgresAdminUrl !== null)('PostgreSQL import: statistics and vis
   it('leaves the tables of an import of 10 contacts to autovacuum', async () => {
     const owner = await createUser(database.store);
     await importContacts(database.store, { user: owner.id, file: readBody(ndjsonContacts(10), 'application/x-ndjson') });
-    expect((await tidied()).map((row) => row.vacuumed)).toEqual([false, false]);
+    expect((await tidied()).map((row) => row.vacuumed)).toEqual([false, false, false]);
   });
 
-  it('analyses and vacuums the contacts and their change log after an import of 3,000', async () => {
+  it('analyses and vacuums the contacts, their change log and the listing state after an import of 3,000', async () => {
     const owner = await createUser(database.store);
     const summary = await importContacts(database.store, { user: owner.id, file: readBody(ndjsonContacts(3000), 'application/x-ndjson') });
     expect(summary).toMatchObject({ imported: 3000, created: 3000 });
     expect(await tidied()).toEqual([
       { relname: 'contact_changes', vacuumed: true, analyzed: true, all_visible: true },
       { relname: 'contacts', vacuumed: true, analyzed: true, all_visible: true },
+      { relname: 'owner_listing', vacuumed: true, analyzed: true, all_visible: true },
     ]);
   });
 });

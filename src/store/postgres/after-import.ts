@@ -22,7 +22,11 @@ export async function tidyAfterImport(pool: pg.Pool, written: Pick<ImportOutcome
   await tidyContacts(pool).catch(() => undefined);
 }
 
-/** VACUUM (ANALYZE) of the tables an import writes: the contacts and their change log. */
+/**
+ * VACUUM (ANALYZE) of the tables an import writes: the contacts, their change log, and the owners' listing state, whose
+ * one row per owner the triggers rewrite for every contact (100k dead versions after a 100k import, which every state
+ * read then stepped over: 20 buffers instead of 3, measured).
+ */
 export async function tidyContacts(pool: pg.Pool): Promise<void> {
-  await pool.query('VACUUM (ANALYZE) contacts, contact_changes');
+  await pool.query('VACUUM (ANALYZE) contacts, contact_changes, owner_listing');
 }
