@@ -1,0 +1,137 @@
+/**
+ * search_contacts right after start-up (issue 35, goal 6): a fresh `serve` (the default workers, one per core) on a
+ * loaded database, then each of the worst-case queries three times over MCP (POST /mcp, one JSON-RPC tools/call each,
+ * each on a new connection, so that calls go to every worker in turn), timed from the client: max and median per query.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { request } from 'node:http';
+import { resolve } from 'node:path';
+
+const BIN = resolve(import.meta.dirname, '..', 'dist/cli/main.js');
+
+/**
+ * The queries the issue names: a one-letter word and a digit, every letter (refused: more than 10 words), the
+ * commonest letter, four digits; and the first ten letters, the most one-letter words a query may have.
+ */
+export const COLD_QUERIES = ['a 0', [...'abcdefghijklmnopqrstuvwxyz'].join(' '), 'a b c d e f g h i j', 'e', '0 1 2 3'];
+export const COLD_CALLS = 3;
+
+export interface ColdTimings {
+  query: string;
+  /** Each call's time in ms, in order. */
+  calls: number[];
+  /** What the last call answered: how many contacts, or the tool's refusal. */
+  answer: string;
+}
+
+/** Starts `serve` and resolves once every worker listens; gives its URL and a way to stop it. */
+async function startServe(env: NodeJS.ProcessEnv, port: number, workers: number): Promise<{ url: string; stop: () => Promise<void> }> {
+  const server = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', String(port), '--workers', String(workers)], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = once(server, 'exit');
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let stderr = '';
+    server.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const listening = [...stderr.matchAll(/listening on (http:\/\/\S+)/g)];
+      if (listening.length >= workers) resolveUrl(listening[0]![1]!);
+    });
+    server.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    stop: async () => {
+      server.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+interface ToolAnswer {
+  result?: { isError?: boolean; content: { text: string }[]; structuredContent?: { contacts?: unknown[] } };
+}
+
+/** One tools/call on a connection of its own; resolves with what it answered (how many contacts, or the refusal). */
+function searchOverMcp(url: string, key: string, query: string): Promise<string> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_contacts', arguments: { query } } });
+  return new Promise((done, fail) => {
+    const req = request(
+      `${url}/mcp`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          const result = res.statusCode === 200 ? (JSON.parse(text) as ToolAnswer).result : undefined;
+          if (result === undefined) fail(new Error(`search_contacts ${JSON.stringify(query)}: ${res.statusCode} ${text}`));
+          else if (result.isError) done(`refused: ${result.content[0]?.text}`);
+          else done(`${result.structuredContent?.contacts?.length ?? 0} contacts`);
+        });
+      },
+    );
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+/** A fresh server on `databaseUrl`, then each query COLD_CALLS times in a row. */
+export async function coldSearchTimings(
+  databaseUrl: string,
+  key: string,
+  options: { port: number; workers: number },
+): Promise<ColdTimings[]> {
+  const server = await startServe(
+    { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' },
+    options.port,
+    options.workers,
+  );
+  try {
+    const timings: ColdTimings[] = [];
+    for (const query of COLD_QUERIES) {
+      const calls: number[] = [];
+      let answer = '';
+      for (let call = 0; call < COLD_CALLS; call += 1) {
+        const started = performance.now();
+        answer = await searchOverMcp(server.url, key, query);
+        calls.push(performance.now() - started);
+      }
+      timings.push({ query, calls, answer });
+    }
+    return timings;
+  } finally {
+    await server.stop();
+  }
+}
+
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** The table: per query and database, every call, the median and the max. */
+export function coldTable(results: { database: string; timings: ColdTimings[] }[]): string {
+  const ms = (value: number) => value.toFixed(1);
+  const rows = results.flatMap(({ database, timings }) =>
+    timings.map(({ query, calls, answer }) => {
+      const shown = query.length > 20 ? `${query.slice(0, 9)} … ${query.slice(-3)}` : query;
+      return `| ${database} | \`${shown}\` | ${answer} | ${calls.map(ms).join(', ')} | ${ms(median(calls))} | ${ms(Math.max(...calls))} |`;
+    }),
+  );
+  const all = results.flatMap(({ timings }) => timings.flatMap(({ calls }) => calls));
+  return [
+    '| Database | Query | Answer | Calls (ms, in order) | Median (ms) | Max (ms) |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    `| **all** | | ${all.length} calls | | **${ms(median(all))}** | **${ms(Math.max(...all))}** |`,
+  ].join('\n');
+}
