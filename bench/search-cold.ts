@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { resolve } from 'node:path';
 
@@ -21,12 +22,42 @@ export interface ColdTimings {
   query: string;
   /** Each call's time in ms, in order. */
   calls: number[];
+  /** The CPU time `serve`'s processes (every thread) spent on each call, in ms: steadier than `calls` on a shared machine. */
+  cpu: number[];
   /** What the last call answered: how many contacts, or the tool's refusal. */
   answer: string;
 }
 
-/** Starts `serve` and resolves once every worker listens; gives its URL and a way to stop it. */
-async function startServe(env: NodeJS.ProcessEnv, port: number, workers: number): Promise<{ url: string; stop: () => Promise<void> }> {
+/** The process and its descendants. */
+function processTree(pid: number): number[] {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return [pid, ...children.flatMap(processTree)];
+  } catch {
+    return [];
+  }
+}
+
+/** CPU time of the processes (every thread of each) so far, in ms, from /proc/<pid>/task/<tid>/schedstat (ns). */
+function cpuMs(pids: readonly number[]): number {
+  let ns = 0;
+  for (const pid of pids) {
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`))
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // Gone meanwhile: a thread that ended, not a process of the server.
+    }
+  }
+  return ns / 1e6;
+}
+
+/** Starts `serve` and resolves once every worker listens; gives its URL, its process id and a way to stop it. */
+async function startServe(
+  env: NodeJS.ProcessEnv,
+  port: number,
+  workers: number,
+): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const server = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', String(port), '--workers', String(workers)], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -43,6 +74,7 @@ async function startServe(env: NodeJS.ProcessEnv, port: number, workers: number)
   });
   return {
     url,
+    pid: server.pid!,
     stop: async () => {
       server.kill('SIGTERM');
       await exited;
@@ -51,7 +83,7 @@ async function startServe(env: NodeJS.ProcessEnv, port: number, workers: number)
 }
 
 interface ToolAnswer {
-  result?: { isError?: boolean; content: { text: string }[]; structuredContent?: { contacts?: unknown[] } };
+  result?: { isError?: boolean; content: { text: string }[]; structuredContent?: { data?: unknown[] } };
 }
 
 /** One tools/call on a connection of its own; resolves with what it answered (how many contacts, or the refusal). */
@@ -78,7 +110,7 @@ function searchOverMcp(url: string, key: string, query: string): Promise<string>
           const result = res.statusCode === 200 ? (JSON.parse(text) as ToolAnswer).result : undefined;
           if (result === undefined) fail(new Error(`search_contacts ${JSON.stringify(query)}: ${res.statusCode} ${text}`));
           else if (result.isError) done(`refused: ${result.content[0]?.text}`);
-          else done(`${result.structuredContent?.contacts?.length ?? 0} contacts`);
+          else done(`${result.structuredContent?.data?.length ?? 0} contacts`);
         });
       },
     );
@@ -100,15 +132,19 @@ export async function coldSearchTimings(
   );
   try {
     const timings: ColdTimings[] = [];
+    const pids = processTree(server.pid);
     for (const query of COLD_QUERIES) {
       const calls: number[] = [];
+      const cpu: number[] = [];
       let answer = '';
       for (let call = 0; call < COLD_CALLS; call += 1) {
+        const cpuBefore = cpuMs(pids);
         const started = performance.now();
         answer = await searchOverMcp(server.url, key, query);
         calls.push(performance.now() - started);
+        cpu.push(cpuMs(pids) - cpuBefore);
       }
-      timings.push({ query, calls, answer });
+      timings.push({ query, calls, cpu, answer });
     }
     return timings;
   } finally {
@@ -122,16 +158,17 @@ const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[
 export function coldTable(results: { database: string; timings: ColdTimings[] }[]): string {
   const ms = (value: number) => value.toFixed(1);
   const rows = results.flatMap(({ database, timings }) =>
-    timings.map(({ query, calls, answer }) => {
+    timings.map(({ query, calls, cpu, answer }) => {
       const shown = query.length > 20 ? `${query.slice(0, 9)} … ${query.slice(-3)}` : query;
-      return `| ${database} | \`${shown}\` | ${answer} | ${calls.map(ms).join(', ')} | ${ms(median(calls))} | ${ms(Math.max(...calls))} |`;
+      return `| ${database} | \`${shown}\` | ${answer} | ${calls.map(ms).join(', ')} | ${ms(median(calls))} | ${ms(Math.max(...calls))} | ${cpu.map(ms).join(', ')} |`;
     }),
   );
   const all = results.flatMap(({ timings }) => timings.flatMap(({ calls }) => calls));
+  const cpuAll = results.flatMap(({ timings }) => timings.flatMap(({ cpu }) => cpu));
   return [
-    '| Database | Query | Answer | Calls (ms, in order) | Median (ms) | Max (ms) |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| Database | Query | Answer | Calls (ms, in order) | Median (ms) | Max (ms) | `serve` CPU per call (ms) |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
-    `| **all** | | ${all.length} calls | | **${ms(median(all))}** | **${ms(Math.max(...all))}** |`,
+    `| **all** | | ${all.length} calls | | **${ms(median(all))}** | **${ms(Math.max(...all))}** | max **${ms(Math.max(...cpuAll))}** |`,
   ].join('\n');
 }
