@@ -26,7 +26,10 @@ let validator: AjvJsonSchemaValidator | undefined;
  */
 export function createMcpServer(deps: ContactToolsDependencies): McpServer {
   validator ??= new AjvJsonSchemaValidator();
-  const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
+  const server = new McpServer(
+    { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
+    { instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
+  );
   const run = toolRunner(deps);
   registerContactTools(server, deps, run);
   registerOpenAiTools(server, { run, contacts: deps.contacts, contactUrl: deps.contactUrl });
