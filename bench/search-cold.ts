@@ -57,8 +57,9 @@ async function startServe(
   env: NodeJS.ProcessEnv,
   port: number,
   workers: number,
+  bin: string,
 ): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const server = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', String(port), '--workers', String(workers)], {
+  const server = spawn(process.execPath, [bin, 'serve', '--host', '127.0.0.1', '--port', String(port), '--workers', String(workers)], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -123,12 +124,14 @@ function searchOverMcp(url: string, key: string, query: string): Promise<string>
 export async function coldSearchTimings(
   databaseUrl: string,
   key: string,
-  options: { port: number; workers: number },
+  /** `bin`: another build's CLI, to compare (default: this one's dist/). */
+  options: { port: number; workers: number; bin?: string },
 ): Promise<ColdTimings[]> {
   const server = await startServe(
     { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' },
     options.port,
     options.workers,
+    options.bin ?? BIN,
   );
   try {
     const timings: ColdTimings[] = [];
