@@ -5,10 +5,18 @@
  * importing the big network into fresh databases with the search index, without it, and with migration 2's
  * trigram index instead, to show what the index costs writes.
  *
- *   npm run bench:search -- [--contacts 100000] [--noise 200000] [--rounds 30] [--limit 10]
- *                           [--postgres postgres://…] [--no-postgres] [--no-import-cost] [--out docs/benchmarks.md]
+ * Last, search_contacts right after start-up (bench/search-cold.ts): a network of --cold-contacts among the same noise,
+ * a fresh `serve`, and the worst-case queries three times each over MCP.
+ *
+ *   npm run bench:search -- [--contacts 100000] [--noise 200000] [--rounds 30] [--limit 10] [--cold-contacts 40000]
+ *                           [--postgres postgres://…] [--no-postgres] [--no-import-cost] [--cold-only] [--port 4300]
+ *                           [--cold-keep] [--out docs/benchmarks.md]
+ *
+ * --cold-keep keeps the cold-start databases (.bench/search-cold.db, contacts_search_cold) and uses them again when
+ * they are there, instead of loading scratch ones.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,6 +32,7 @@ import type { ImportRecord, Store } from '../src/store/store.js';
 import { prng } from '../test/support/prng.js';
 import { generateContact } from './dataset.js';
 import { writeResultsSection } from './results-file.js';
+import { COLD_CALLS, COLD_QUERIES, coldSearchTimings, coldTable, type ColdTimings } from './search-cold.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,6 +44,10 @@ const { values: args } = parseArgs({
     postgres: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     'no-postgres': { type: 'boolean', default: false },
     'no-import-cost': { type: 'boolean', default: false },
+    'cold-contacts': { type: 'string', default: '40000' },
+    'cold-only': { type: 'boolean', default: false },
+    'cold-keep': { type: 'boolean', default: false },
+    port: { type: 'string', default: '4300' },
     out: { type: 'string' },
   },
 });
@@ -50,8 +63,11 @@ const NOISE = positiveInteger('noise', args.noise);
 const NOISE_USERS = positiveInteger('noise-users', args['noise-users']);
 const ROUNDS = positiveInteger('rounds', args.rounds);
 const LIMIT = positiveInteger('limit', args.limit);
+const COLD_NETWORK = positiveInteger('cold-contacts', args['cold-contacts']);
+const PORT = positiveInteger('port', args.port);
 const BATCH = 5_000;
 const BIG_SEED = 1;
+const BIG_EMAIL = 'big@search.bench';
 const NOISE_SEED = 2;
 
 function log(message: string): void {
@@ -136,17 +152,17 @@ async function importNetwork(store: Store, ownerId: string, records: readonly Im
  * The big user first, then noise users sharing NOISE contacts; returns the big user's id. The records are made
  * here and dropped after, so that the searches measured later do not run beside a heap of test data.
  */
-async function load(store: Store): Promise<string> {
+async function load(store: Store, size = NETWORK): Promise<string> {
   const started = Date.now();
-  const owner = await store.users.create({ email: 'big@search.bench', name: 'Big Network', plan: 'pro' });
-  await importNetwork(store, owner.id, network(BIG_SEED, NETWORK));
+  const owner = await store.users.create({ email: BIG_EMAIL, name: 'Big Network', plan: 'pro' });
+  await importNetwork(store, owner.id, network(BIG_SEED, size));
   const noise = network(NOISE_SEED, NOISE);
   const share = Math.ceil(noise.length / NOISE_USERS);
   for (let user = 0; user < NOISE_USERS; user += 1) {
     const noiseUser = await store.users.create({ email: `noise${user}@search.bench`, name: `Noise ${user}`, plan: 'pro' });
     await importNetwork(store, noiseUser.id, noise.slice(user * share, (user + 1) * share));
   }
-  log(`${store.dialect.name}: loaded ${NETWORK + NOISE} contacts in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  log(`${store.dialect.name}: loaded ${size + NOISE} contacts in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return owner.id;
 }
 
@@ -179,7 +195,8 @@ function percentile(values: readonly number[], p: number): number {
 /** A scratch database of one kind: a fresh migrated store, and a way to run plain SQL on it. */
 interface BenchDatabase {
   name: string;
-  withStore<T>(work: (store: Store, exec: (sql: string) => Promise<void>) => Promise<T>): Promise<T>;
+  /** `work` gets the store, a way to run SQL beside it, and the database's URL for the CLI. */
+  withStore<T>(work: (store: Store, exec: (sql: string) => Promise<void>, url: string) => Promise<T>, kept?: string): Promise<T>;
   /** What autovacuum would have done by the time a loaded database serves searches. */
   settle: string;
   /** Migration 4's search index taken away, and migration 2's trigram index put back instead. */
@@ -193,20 +210,25 @@ const NO_POSTGRES_INDEX = 'DROP INDEX contacts_search_lexemes; ALTER TABLE conta
 
 const SQLITE: BenchDatabase = {
   name: 'SQLite',
-  async withStore(work) {
-    const dir = mkdtempSync(join(tmpdir(), 'contacts-search-bench-'));
-    const path = join(dir, 'contacts.db');
+  async withStore(work, kept) {
+    const dir = kept === undefined ? mkdtempSync(join(tmpdir(), 'contacts-search-bench-')) : join(import.meta.dirname, '..', '.bench');
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, kept === undefined ? 'contacts.db' : `${kept.replaceAll('_', '-')}.db`);
     const store = openSqliteStore(path);
     try {
       await store.migrate();
-      return await work(store, async (sql) => {
-        const db = new Database(path);
-        db.exec(sql);
-        db.close();
-      });
+      return await work(
+        store,
+        async (sql) => {
+          const db = new Database(path);
+          db.exec(sql);
+          db.close();
+        },
+        `file:${path}`,
+      );
     } finally {
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (kept === undefined) rmSync(dir, { recursive: true, force: true });
     }
   },
   settle: 'PRAGMA optimize',
@@ -216,29 +238,34 @@ const SQLITE: BenchDatabase = {
 
 const POSTGRES: BenchDatabase = {
   name: 'PostgreSQL',
-  async withStore(work) {
-    const name = `contacts_search_bench_${process.pid}`;
+  async withStore(work, kept) {
+    const name = kept === undefined ? `contacts_search_bench_${process.pid}` : `contacts_${kept}`;
     const admin = new pg.Client({ connectionString: args.postgres });
     await admin.connect();
     try {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.query(`CREATE DATABASE ${name}`);
+      const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+      if (kept === undefined) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      if (kept === undefined || !exists) await admin.query(`CREATE DATABASE ${name}`);
       const url = new URL(args.postgres!);
       url.pathname = `/${name}`;
       const store = openPostgresStore(url.toString());
       try {
         await store.migrate();
-        return await work(store, async (sql) => {
-          const client = new pg.Client({ connectionString: url.toString() });
-          await client.connect();
-          await client.query(sql);
-          await client.end();
-        });
+        return await work(
+          store,
+          async (sql) => {
+            const client = new pg.Client({ connectionString: url.toString() });
+            await client.connect();
+            await client.query(sql);
+            await client.end();
+          },
+          url.toString(),
+        );
       } finally {
         await store.close();
       }
     } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      if (kept === undefined) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
     }
   },
@@ -254,6 +281,23 @@ async function searchTimings(database: BenchDatabase, mix: readonly QueryClass[]
     await exec(database.settle);
     return measure(store, ownerId, mix);
   });
+}
+
+/** The worst-case queries over MCP on a fresh server: the store only loads the network, `serve` answers. */
+async function coldTimings(database: BenchDatabase): Promise<ColdTimings[]> {
+  return database.withStore(
+    async (store, exec, url) => {
+      if ((await store.users.find(BIG_EMAIL)) === null) {
+        await load(store, COLD_NETWORK);
+        await exec(database.settle);
+      }
+      const env = { ...process.env, DATABASE_URL: url };
+      const cli = (...cliArgs: string[]) => execFileSync(process.execPath, [CLI, ...cliArgs, '--json'], { env, encoding: 'utf8' });
+      const { key } = JSON.parse(cli('keys', 'create', '--user', BIG_EMAIL, '--label', 'cold search')) as { key: string };
+      return coldSearchTimings(url, key, { port: PORT, workers: cpus().length });
+    },
+    args['cold-keep'] ? 'search_cold' : undefined,
+  );
 }
 
 interface ImportCost {
@@ -332,12 +376,25 @@ function report(mix: readonly QueryClass[], results: { database: string; timings
   return lines.join('\n');
 }
 
-const mix = queryMix(network(BIG_SEED, NETWORK));
+const CLI = join(import.meta.dirname, '..', 'dist/cli/main.js');
 const databases = args['no-postgres'] ? [SQLITE] : [SQLITE, POSTGRES];
-const results: { database: string; timings: Timings }[] = [];
-for (const database of databases) results.push({ database: database.name, timings: await searchTimings(database, mix) });
-const costs: ImportCost[] = [];
-if (!args['no-import-cost']) for (const database of databases) costs.push(...(await importCosts(database)));
-const output = report(mix, results, costs);
+const sections: string[] = [];
+if (!args['cold-only']) {
+  const mix = queryMix(network(BIG_SEED, NETWORK));
+  const results: { database: string; timings: Timings }[] = [];
+  for (const database of databases) results.push({ database: database.name, timings: await searchTimings(database, mix) });
+  const costs: ImportCost[] = [];
+  if (!args['no-import-cost']) for (const database of databases) costs.push(...(await importCosts(database)));
+  sections.push(report(mix, results, costs));
+}
+const cold: { database: string; timings: ColdTimings[] }[] = [];
+for (const database of databases) cold.push({ database: database.name, timings: await coldTimings(database) });
+sections.push(
+  `Right after start-up: a network of ${COLD_NETWORK.toLocaleString('en')} contacts among the same ${NOISE.toLocaleString('en')}, ` +
+    `a fresh \`serve\` (${cpus().length} workers), then each query ${COLD_CALLS} times in a row over MCP (\`tools/call\` of ` +
+    `\`search_contacts\`, default limit, each call on a new connection), timed by the client: ${COLD_QUERIES.length} queries.`,
+  coldTable(cold),
+);
+const output = sections.join('\n\n');
 process.stdout.write(`${output}\n`);
 if (args.out) writeResultsSection(args.out, 'search', `## search_contacts\n\n${output}`);

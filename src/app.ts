@@ -43,6 +43,7 @@ export type AppConfig = Pick<
   | 'mcpInflightMb'
   | 'metrics'
   | 'oauth'
+  | 'pageCaches'
   | 'openApi'
   | 'rateLimit'
   | 'requestTimeoutMs'
@@ -101,7 +102,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(rateLimit, { perMinute, authFailuresPerMinute, counter: deps.requestCounter });
 
   const serviceKey = serviceKeyFrom(store.oauth);
-  await app.register(restApi, { store, authenticator, serviceKey, retentionMs: config.changesRetentionDays * DAY_MS });
+  const { compressedBytes, plainBytes } = config.pageCaches;
+  await app.register(restApi, {
+    store,
+    authenticator,
+    serviceKey,
+    retentionMs: config.changesRetentionDays * DAY_MS,
+    pageCaches: { compressedBytes, plainBytes },
+  });
   await app.register(oauth, {
     config: config.oauth,
     store: store.oauth,

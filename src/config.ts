@@ -5,6 +5,8 @@ import { ENVIRONMENT } from './config/schema.js';
 import type { DatabaseTarget } from './store/open-store.js';
 
 export { ConfigError } from './config/config-error.js';
+
+const MIB = 1024 * 1024;
 export type { ConsentBranding, ExternalIssuerConfig, OAuthConfig } from './config/oauth.js';
 export {
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
@@ -89,6 +91,13 @@ export interface Config {
    * on every request.
    */
   readonly listingCacheTtlMs: number;
+  /**
+   * What each process may keep of listing pages, in bytes: PAGE_CACHE_MB (default 4) as documents, the pages read
+   * again; COMPRESSED_PAGE_CACHE_MB (default 32) compressed, every page served, sent again without a database read;
+   * PLAIN_PAGE_CACHE_MB (default 4) the hot pages as they are, for clients that take no coding. Memory against the
+   * rate of pages read again (docs/configuration.md).
+   */
+  readonly pageCaches: { readonly documentBytes: number; readonly compressedBytes: number; readonly plainBytes: number };
   /**
    * CHANGES_RETENTION_DAYS (default 30, 1 to 3650): how long the change feed keeps changes. A sync token older than
    * this gets 410, and the server prunes what no live token can still need.
@@ -219,6 +228,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, listen: { host?
     workerHeapMb: read.WORKER_HEAP_MB,
     keyCacheTtlMs: read.KEY_CACHE_TTL_MS,
     listingCacheTtlMs: read.LISTING_CACHE_TTL_MS,
+    pageCaches: Object.freeze({
+      documentBytes: read.PAGE_CACHE_MB * MIB,
+      compressedBytes: read.COMPRESSED_PAGE_CACHE_MB * MIB,
+      plainBytes: read.PLAIN_PAGE_CACHE_MB * MIB,
+    }),
     changesRetentionDays: read.CHANGES_RETENTION_DAYS,
     requestTimeoutMs: read.REQUEST_TIMEOUT_MS,
     bodyReadTimeoutMs: read.BODY_READ_TIMEOUT_MS,

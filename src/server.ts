@@ -110,6 +110,7 @@ export async function startServer(
   const storeOptions = {
     statementTimeoutMs: config.dbStatementTimeoutMs,
     listingStateTtlMs: config.listingCacheTtlMs,
+    pageCacheBytes: config.pageCaches.documentBytes,
     pool: config.dbPool,
     // Only `migrate` and `demo` create a SQLite database: a server that finds none (its folder moved away) fails to
     // start instead of serving an empty one.

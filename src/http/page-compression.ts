@@ -4,16 +4,20 @@ import { LRUCache } from 'lru-cache';
 import { compressBytes, FAST_LEVELS, MIN_COMPRESSED_BYTES, type ContentCoding } from '../web/content-coding.js';
 
 /**
- * Bytes of compressed pages kept per process. A 100k-contact network compresses to about 21 MB in pages of 50, so its
- * random pages are served from here without reading them again (measured: 13.7k req/s against 4.6k uncompressed).
+ * What a process keeps of the pages it served (COMPRESSED_PAGE_CACHE_MB, PLAIN_PAGE_CACHE_MB): `compressedBytes` of
+ * compressed pages (a 100k-contact network compresses to about 21 MB in pages of 50, so its random pages are served
+ * from here without reading them again: measured 13.7k req/s against 4.6k uncompressed), and `plainBytes` of hot pages
+ * as they are, for clients that take no coding (4 MiB: about 140 pages of 50 contacts). Apart, so that random pages,
+ * each read often enough over time, cannot fill the compressed cache with copies three times their size (they did:
+ * about 30 MB more per worker in the bench, and the network's pages no longer fit).
  */
-const CACHE_BYTES = 64 * 1024 * 1024;
-/**
- * Bytes of hot pages kept as they are, for clients that take no coding: about 140 pages of 50 contacts. Apart from the
- * compressed pages, so that random pages, each read often enough over time, cannot fill the compressed cache with
- * copies three times their size (they did: about 30 MB more per worker in the bench, and the network's pages no longer fit).
- */
-const PLAIN_BYTES = 4 * 1024 * 1024;
+export interface PageCacheBudget {
+  compressedBytes: number;
+  plainBytes: number;
+}
+
+const MIB = 1024 * 1024;
+const DEFAULT_BUDGET: PageCacheBudget = { compressedBytes: 32 * MIB, plainBytes: 4 * MIB };
 
 /** A hot page is compressed once more, smaller (7.7 KB of the page FAST_LEVELS was measured on, in 0.59 ms), and then sent from the cache at no cost. */
 const HOT_BROTLI_QUALITY = 5;
@@ -62,7 +66,7 @@ export class CompressedPages {
   private readonly cache: LRUCache<string, CompressedPage>;
   private readonly plain: LRUCache<string, Buffer>;
 
-  constructor(budget: { compressedBytes: number; plainBytes: number } = { compressedBytes: CACHE_BYTES, plainBytes: PLAIN_BYTES }) {
+  constructor(budget: PageCacheBudget = DEFAULT_BUDGET) {
     this.cache = new LRUCache({ maxSize: budget.compressedBytes, sizeCalculation: (page) => page.body.length + 64 });
     this.plain = new LRUCache({ maxSize: budget.plainBytes, sizeCalculation: (body) => body.length + 64 });
   }

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Store } from '../store/store.js';
 import { registerAuthorizedRoutes } from '../web/authorize.js';
+import type { PageCacheBudget } from './page-compression.js';
 import type { ServiceKeySource } from '../web/service-key.js';
 import { registerChangeRoutes } from './routes/changes.js';
 import { registerContactRoutes } from './routes/contacts.js';
@@ -16,6 +17,8 @@ export interface RestApiPluginOptions {
   serviceKey: ServiceKeySource;
   /** CHANGES_RETENTION_DAYS in ms: how old a change-feed cursor may be. */
   retentionMs: number;
+  /** COMPRESSED_PAGE_CACHE_MB and PLAIN_PAGE_CACHE_MB in bytes: the listing pages a process keeps to send again. */
+  pageCaches: PageCacheBudget;
 }
 
 /**
@@ -23,10 +26,10 @@ export interface RestApiPluginOptions {
  * routes: the probes, the OpenAPI document and its reference page.
  */
 export default fp<RestApiPluginOptions>(
-  async (app, { store, authenticator, serviceKey, retentionMs }) => {
+  async (app, { store, authenticator, serviceKey, retentionMs, pageCaches }) => {
     const { rateLimiter, limitAuthFailures } = app;
     await registerAuthorizedRoutes(app, { authenticator, rateLimiter, limitAuthFailures }, (api) => {
-      registerContactRoutes(api, { contacts: store.contacts, serviceKey });
+      registerContactRoutes(api, { contacts: store.contacts, serviceKey, pageCaches });
       registerChangeRoutes(api, { contacts: store.contacts, retentionMs, serviceKey });
     });
     registerHealthRoutes(app, { store });

@@ -1,6 +1,6 @@
 /**
- * What the hosted endpoint (POST /mcp) runs, in one module that src/mcp/route.ts loads at the first request:
- * the MCP SDK and its schemas take about 20 MB, which a server no agent calls would carry in every worker.
+ * What the hosted endpoint (POST /mcp) runs, in one module that src/mcp/route.ts loads as the server gets ready
+ * (about 3 MB more per worker), and that no other command loads.
  */
 export { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 export { batchRefusal } from './batches.js';

@@ -13,6 +13,7 @@ const DOCS = [
   'src/store/README.md',
   ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`),
 ];
+const MIB = 1024 * 1024;
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
 /** What an empty environment gives each variable of docs/configuration.md's table, as the table spells it. */
@@ -47,6 +48,9 @@ const PARSED_DEFAULTS: Record<string, (config: Config) => unknown> = {
   BODY_READ_TIMEOUT_MS: (config) => config.bodyReadTimeoutMs,
   KEY_CACHE_TTL_MS: (config) => config.keyCacheTtlMs,
   LISTING_CACHE_TTL_MS: (config) => config.listingCacheTtlMs,
+  PAGE_CACHE_MB: (config) => config.pageCaches.documentBytes / MIB,
+  COMPRESSED_PAGE_CACHE_MB: (config) => config.pageCaches.compressedBytes / MIB,
+  PLAIN_PAGE_CACHE_MB: (config) => config.pageCaches.plainBytes / MIB,
   CHANGES_RETENTION_DAYS: (config) => config.changesRetentionDays,
   // The table spells the schedule as the variable takes it; the config holds the waits it parses to.
   WEBHOOK_RETRY_SCHEDULE: (config) =>

@@ -92,6 +92,18 @@ describe('loadConfig caches', () => {
   });
 });
 
+describe('loadConfig page caches', () => {
+  it('reads PAGE_CACHE_MB, COMPRESSED_PAGE_CACHE_MB and PLAIN_PAGE_CACHE_MB as bytes', () => {
+    const config = loadConfig({ PAGE_CACHE_MB: '8', COMPRESSED_PAGE_CACHE_MB: '64', PLAIN_PAGE_CACHE_MB: '1' });
+    expect(config.pageCaches).toEqual({ documentBytes: 8 * 1024 * 1024, compressedBytes: 64 * 1024 * 1024, plainBytes: 1024 * 1024 });
+  });
+
+  it.each(['PAGE_CACHE_MB', 'COMPRESSED_PAGE_CACHE_MB', 'PLAIN_PAGE_CACHE_MB'])('refuses 0 and fractions for %s', (name) => {
+    expect(configError({ [name]: '0' })).toBe(`${name} must be an integer from 1 to 65536; got "0"`);
+    expect(configError({ [name]: '1.5' })).toBe(`${name} must be an integer from 1 to 65536; got "1.5"`);
+  });
+});
+
 describe('loadConfig WORKER_HEAP_MB', () => {
   it('reads the heap limit of each worker, from 64 MB', () => {
     expect(loadConfig({ WORKER_HEAP_MB: '256' }).workerHeapMb).toBe(256);

@@ -39,6 +39,7 @@ describe('loadConfig defaults', () => {
       workers: null,
       keyCacheTtlMs: 500,
       listingCacheTtlMs: 250,
+      pageCaches: { documentBytes: 4 * 1024 * 1024, compressedBytes: 32 * 1024 * 1024, plainBytes: 4 * 1024 * 1024 },
       changesRetentionDays: 30,
       workerHeapMb: 128,
       dbStatementTimeoutMs: 5_000,

@@ -11,7 +11,7 @@ import { RATE_LIMIT_HEADERS, SOMETIMES_RATE_LIMIT_HEADERS } from '../../web/sche
 import { principalOf } from '../../web/authorize.js';
 import { codedEtag, notModifiedInAnyCoding } from '../../web/conditional.js';
 import { acceptedCodings, type ContentCoding } from '../../web/content-coding.js';
-import { CompressedPages, type EncodedPage } from '../page-compression.js';
+import { CompressedPages, type EncodedPage, type PageCacheBudget } from '../page-compression.js';
 import { sendJson } from '../send-json.js';
 import type { ServiceKeySource } from '../../web/service-key.js';
 import { varyOn } from '../../web/vary.js';
@@ -79,9 +79,12 @@ const listContactsSchema = {
 } as const;
 
 /** The REST contact routes; registered under registerAuthorizedRoutes, which sets each request's principal. */
-export function registerContactRoutes(app: FastifyInstance, deps: { contacts: ContactReader; serviceKey: ServiceKeySource }): void {
+export function registerContactRoutes(
+  app: FastifyInstance,
+  deps: { contacts: ContactReader; serviceKey: ServiceKeySource; pageCaches?: PageCacheBudget },
+): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  const compressed = new CompressedPages();
+  const compressed = new CompressedPages(deps.pageCaches);
   api.get(
     CONTACTS_PATH,
     {

@@ -16,6 +16,8 @@ export interface StoreOptions {
    * every page). Contact changes become visible to listings within this bound.
    */
   listingStateTtlMs?: number;
+  /** Bytes of listing pages a store keeps as documents (unset: 4 MiB): the pages read again, answered without a read. */
+  pageCacheBytes?: number;
   /**
    * PostgreSQL only: connections a process keeps (unset: 3), and how many statements may wait for one before the next
    * is refused at once with a 503 (unset: 64). On a few cores, few connections answer faster than many: PostgreSQL's

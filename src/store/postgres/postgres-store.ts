@@ -27,7 +27,7 @@ import { PostgresWebhookStore } from './webhook-store.js';
 
 /** Connects lazily to the PostgreSQL database at `url`; run migrate() before use. */
 export function openPostgresStore(url: string, options: StoreOptions = {}): Store {
-  return new PostgresStore(openPool(url, options), { stateTtlMs: options.listingStateTtlMs });
+  return new PostgresStore(openPool(url, options), { stateTtlMs: options.listingStateTtlMs, pageCacheBytes: options.pageCacheBytes });
 }
 
 function migrationConnection(pool: pg.Pool): MigrationConnection {

@@ -30,7 +30,13 @@ import { SqliteWebhookStore } from './webhook-store.js';
 export function openSqliteStore(path: string, options: StoreOptions = {}): Store {
   const { db, writeLock, detachedReason } = openDatabase(path, options);
   const openImportConnection = path === ':memory:' ? null : () => openDatabase(path, { ...options, mustExist: true }, writeLock.turn);
-  return new SqliteStore(db, writeLock, detachedReason, { stateTtlMs: options.listingStateTtlMs }, openImportConnection);
+  return new SqliteStore(
+    db,
+    writeLock,
+    detachedReason,
+    { stateTtlMs: options.listingStateTtlMs, pageCacheBytes: options.pageCacheBytes },
+    openImportConnection,
+  );
 }
 
 /**
