@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { reservationBytes, type InflightBytes } from './inflight-bytes.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import { warmUpHostedSearch } from './warm-up.js';
 import type { ToolCallAdmission } from './metered-transport.js';
 import type { ContactStore } from '../store/store.js';
@@ -40,9 +41,13 @@ export function registerMcpRoute(
   // What the transport tells tools as the request's URL: this endpoint under the issuer, the resource tokens are bound to.
   const endpointUrl = new URL(MCP_PATH, deps.allowed.issuer).href;
   // Loaded and run once before the server listens: a worker's first call did both, the slowest right after a start
-  // (250 ms of CPU). It adds about 3 MB to a worker.
+  // (250 ms of CPU). It adds about 3 MB to a worker. A database that is down or slow at start never holds the listen
+  // back longer than WARM_UP_WAIT_MS: the warm-up then finishes (or fails) on its own.
   app.addHook('onReady', async () => {
-    await warmUpHostedSearch(await loadHosted(), deps.contacts, endpointUrl);
+    const warmUp = loadHosted()
+      .then((hosted) => warmUpHostedSearch(hosted, deps.contacts, endpointUrl))
+      .catch(() => undefined);
+    await Promise.race([warmUp, delay(WARM_UP_WAIT_MS, undefined, { ref: false })]);
   });
   app.post(
     MCP_PATH,
@@ -112,6 +117,9 @@ function webRequestOf(request: FastifyRequest, endpointUrl: string): Request {
   for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers.set(name, String(value));
   return new Request(endpointUrl, { method: request.method, headers });
 }
+
+/** How long a start waits for the MCP warm-up (two search statements, well under 100 ms on a healthy database). */
+const WARM_UP_WAIT_MS = 2_000;
 
 let hosted: Promise<typeof import('./hosted.js')> | undefined;
 /** Imported apart from the rest of the server, so that the one-shot CLI commands never load the MCP SDK. */
