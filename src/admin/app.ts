@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AdminConfig, Config, WebhooksConfig } from '../config.js';
@@ -65,9 +65,8 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   const { config, store } = deps;
   const { requestTimeoutMs } = config;
   const app = Fastify({
-    ...jsonServerOptions({ logger: deps.logger, requestTimeoutMs }),
-    // call-log writes one line per call instead of Fastify's two.
-    logController: new LogController({ disableRequestLogging: true }),
+    // call-log writes one line per call instead.
+    ...jsonServerOptions({ logger: deps.logger, requestTimeoutMs, requestLines: false }),
     // No HEAD twins of the GET routes: the document lists every operation there is.
     exposeHeadRoutes: false,
     // An unknown field is a 400 naming it (never dropped unseen), and a string is never taken for a number.

@@ -86,10 +86,12 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   // Recorded at most once a minute per key: a cached lookup's last_used_at may be stale, so this process
   // also remembers when it last recorded each key.
   const recordUse = (key: ApiKeyRecord, at: number): void => {
-    const previous = Math.max(key.last_used_at === null ? 0 : Date.parse(key.last_used_at), lastTouched.get(key.id) ?? 0);
-    if (previous > at - LAST_USED_RESOLUTION_MS) return;
+    const since = at - LAST_USED_RESOLUTION_MS;
+    // The record's own time settles most requests without a second lookup.
+    if (key.last_used_at !== null && Date.parse(key.last_used_at) > since) return;
+    if ((lastTouched.get(key.id) ?? 0) > since) return;
     lastTouched.set(key.id, at);
-    const cutoff = new Date(at - LAST_USED_RESOLUTION_MS).toISOString();
+    const cutoff = new Date(since).toISOString();
     keys.touch(key.id, new Date(at).toISOString(), cutoff).catch(onTouchError);
   };
 

@@ -4,7 +4,10 @@ import cluster, { type Worker } from 'node:cluster';
  * What a worker asks the primary for: a rate-limit hit counted across all workers, a look at one count without counting,
  * or every worker's metrics.
  */
-export type PrimaryRequest = { kind: 'rate-limit-hit' | 'rate-limit-peek'; key: string } | { kind: 'metrics' };
+export type PrimaryRequest =
+  | { kind: 'rate-limit-hit'; key: string; limit?: number }
+  | { kind: 'rate-limit-peek'; key: string }
+  | { kind: 'metrics' };
 
 interface RequestMessage {
   channel: 'contacts-api';

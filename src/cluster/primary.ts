@@ -9,6 +9,7 @@ import { migrateDatabase } from '../operations/migrations.js';
 import { createMemoryCounter } from '../rate-limit/memory-counter.js';
 import { onShutdownSignals, type ShutdownSignal } from '../shutdown-signals.js';
 import { answerWorkers } from './ipc.js';
+import { leaseFor, type LeasedHit } from './primary-counter.js';
 import { restartDelayMs, STABLE_WORKER_MS } from './restart-backoff.js';
 import { isFatalStartMessage, SHUTDOWN_MESSAGE, WEBHOOK_ROLE_ENV } from './worker.js';
 
@@ -37,9 +38,14 @@ export async function runPrimary(config: Config, workers: number, logger: Logger
   const counter = createMemoryCounter({ windowMs: RATE_LIMIT_WINDOW_MS });
   const aggregator = new AggregatorRegistry();
   const metrics = { contentType: aggregator.contentType, metrics: () => aggregator.clusterMetrics() };
-  answerWorkers(async (request): Promise<WindowHit | string> => {
+  answerWorkers(async (request): Promise<LeasedHit | WindowHit | string> => {
     if (request.kind === 'metrics') return metrics.metrics();
-    return request.kind === 'rate-limit-hit' ? counter.hit(request.key) : counter.peek(request.key);
+    if (request.kind === 'rate-limit-peek') return counter.peek(request.key);
+    const hit = await counter.hit(request.key);
+    // Requests counted in advance, which the worker counts out itself (primary-counter.ts).
+    const leased = leaseFor(hit.count, request.limit);
+    if (leased > 0) counter.reserve(request.key, leased);
+    return { ...hit, leased };
   });
   const metricsListener =
     config.metrics.port === null ? null : await listenForMetrics(metrics, { host: config.metrics.host, port: config.metrics.port });

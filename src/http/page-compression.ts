@@ -73,6 +73,9 @@ export class CompressedPages {
 
   /** The page as kept before, in a coding the client takes or decompressed for it; counts the read. */
   read(pageKey: string, codings: readonly ContentCoding[]): EncodedPage | null {
+    // A hot page kept as it is answers a client that takes no coding with one lookup.
+    const plain = codings.length === 0 ? this.plain.get(pageKey) : undefined;
+    if (plain !== undefined) return { coding: null, body: plain };
     const page = this.cache.get(pageKey);
     if (page === undefined) return null;
     if (codings.includes(page.coding)) {
@@ -82,8 +85,6 @@ export class CompressedPages {
     }
     // A client that takes another coding gets the page compressed in it, as if read for the first time.
     if (codings.length > 0) return null;
-    const kept = this.plain.get(pageKey);
-    if (kept !== undefined) return { coding: null, body: kept };
     const body = decompressPage(page.body, page.coding);
     page.plainReads += 1;
     if (page.plainReads === HOT_READS) this.plain.set(pageKey, body);

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import type { Counter, Histogram } from 'prom-client';
 import { AuthError } from '../auth/authenticator.js';
 import type { Metrics } from './metrics.js';
 
@@ -20,14 +21,23 @@ export interface MetricsOptions {
 export default fp<MetricsOptions>(
   async (app, { metrics }) => {
     app.decorate('metrics', metrics);
-    app.addHook('onResponse', async (request, reply) => {
-      const labels = {
-        method: request.method,
-        route: request.routeOptions.url ?? UNMATCHED_ROUTE,
-        status_code: String(reply.statusCode),
-      };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    // The labelled series of each (method, route, status): prom-client hashes a label set on every call otherwise.
+    const series = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<string> }>();
+    const seriesOf = (method: string, route: string, status: number) => {
+      const key = `${method} ${status} ${route}`;
+      let found = series.get(key);
+      if (found === undefined) {
+        const labels = { method, route, status_code: String(status) };
+        found = { requests: metrics.httpRequests.labels(labels), duration: metrics.httpDuration.labels(labels) };
+        series.set(key, found);
+      }
+      return found;
+    };
+    app.addHook('onResponse', (request, reply, done) => {
+      const { requests, duration } = seriesOf(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode);
+      requests.inc();
+      duration.observe(reply.elapsedTime / 1000);
+      done();
     });
     app.addHook('onError', async (_request, _reply, error) => {
       if (error instanceof AuthError) metrics.authFailures.inc({ reason: error.reason });

@@ -1,8 +1,14 @@
 import { countRequest, type RateWindow } from '../domain/rate-limit.js';
 import type { RequestCounter } from './request-counter.js';
 
+/** A counter in memory, which can also count requests in advance (a cluster's primary, for its workers). */
+export interface MemoryCounter extends RequestCounter {
+  /** Counts `units` more requests in `key`'s running window, as if they had arrived; nothing when none runs. */
+  reserve(key: string, units: number): void;
+}
+
 /** Counts in this process only: right for one instance, and the clock is injectable for tests. */
-export function createMemoryCounter(options: { windowMs: number; now?: () => number }): RequestCounter {
+export function createMemoryCounter(options: { windowMs: number; now?: () => number }): MemoryCounter {
   const { windowMs, now = Date.now } = options;
   const windows = new Map<string, RateWindow>();
   let nextSweepAt = 0;
@@ -26,6 +32,10 @@ export function createMemoryCounter(options: { windowMs: number; now?: () => num
       return window === undefined || window.endsAt <= at
         ? { count: 0, resetInMs: 0 }
         : { count: window.count, resetInMs: window.endsAt - at };
+    },
+    reserve(key, units) {
+      const window = windows.get(key);
+      if (window !== undefined && window.endsAt > now()) window.count += units;
     },
     async close() {
       windows.clear();

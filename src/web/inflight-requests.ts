@@ -49,7 +49,8 @@ export function inflightRequests(server: Server): () => number {
 export function refuseBeyondInflightBound(app: FastifyInstance, max: number): void {
   const counted = countOf(app.server);
   counted.max = max;
-  app.addHook('onRequest', async (request) => {
-    if (counted.beyond.has(request.raw) && !EXEMPT_ROUTES.has(request.routeOptions.url ?? '')) throw new ServerBusyError(max);
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (counted.beyond.has(request.raw) && !EXEMPT_ROUTES.has(request.routeOptions.url ?? '')) return done(new ServerBusyError(max));
+    done();
   });
 }

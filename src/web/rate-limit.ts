@@ -80,7 +80,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
     const headers = rateLimitHeaders(name, policy, decision);
     return decision.allowed ? { allowed: true, headers } : { allowed: false, headers, retryAfterSeconds: decision.resetSeconds };
   };
-  const count: CountRequest = (keyId, log) => verdictOf(() => counter.hit(keyId), log);
+  const count: CountRequest = (keyId, log) => verdictOf(() => counter.hit(keyId, limit), log);
   // As if one more were counted: allowed while the window has room for it.
   const check: CountRequest = (keyId, log) =>
     verdictOf(async () => {

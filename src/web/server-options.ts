@@ -1,21 +1,31 @@
 import type { Server } from 'node:http';
-import type { FastifyBaseLogger, FastifyHttpOptions } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyHttpOptions } from 'fastify';
 import { DEFAULT_BODY_LIMIT_BYTES } from './body-size.js';
 import { handleClientError } from './client-error.js';
 import { handleError } from './errors.js';
 import { requestIdOf } from './plugins/request-id.js';
+import { lazyRequestLogger, OneLineRequestLog } from './request-log.js';
 
 /**
  * The Fastify options of every HTTP app of the service (the public API and the admin API): its logger, request ids,
  * time limits, and every refusal answered as `{ error }` JSON.
  */
-export function jsonServerOptions(options: { logger: FastifyBaseLogger | false; requestTimeoutMs: number }) {
-  const { logger, requestTimeoutMs } = options;
+export function jsonServerOptions(options: {
+  logger: FastifyBaseLogger | false;
+  requestTimeoutMs: number;
+  /** Whether each request writes its one `request completed` line (request-log.ts); an app that logs its own says no. */
+  requestLines?: boolean;
+}) {
+  const { logger, requestTimeoutMs, requestLines = true } = options;
+  const requestLog = logger && requestLines ? new OneLineRequestLog(logger) : null;
   return {
     loggerInstance: logger || undefined,
     logger: logger === false ? false : undefined,
     requestIdHeader: false,
     genReqId: requestIdOf,
+    // One line per request (request-log.ts), or none, and no logger made for a request that logs nothing else.
+    logController: requestLog ?? new LogController({ disableRequestLogging: true }),
+    ...(logger ? { childLoggerFactory: lazyRequestLogger } : {}),
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     // Node bounds the headers alone (408 by handleClientError). A slow answer gets 503 (plugins/answer-timeout.ts) and
     // a body that stalls or trickles 408 (plugins/body-read-timeout.ts): Node's requestTimeout bounds a whole request,
@@ -33,6 +43,10 @@ export function jsonServerOptions(options: { logger: FastifyBaseLogger | false; 
     // Requests that arrive on a kept-alive connection during shutdown are served, with Connection: close.
     return503OnClosing: false,
     // A path that is not valid percent-encoding (`/%`) fails in the router, before any hook: answered as `{ error }` too.
-    frameworkErrors: (error, request, reply) => void handleError(error, request, reply),
+    // Fastify logs no completion of these (they skip the route's lifecycle): their one line is written here.
+    frameworkErrors: (error, request, reply) => {
+      if (requestLog !== null) reply.raw.once('finish', () => requestLog.requestCompleted(null, request, reply));
+      void handleError(error, request, reply);
+    },
   } satisfies FastifyHttpOptions<Server>;
 }

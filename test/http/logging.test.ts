@@ -188,12 +188,12 @@ describeEachBackend('logs never carry keys, the Authorization header or contact 
       }
       requests.push(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: ${secret.slice(0, 64)}\r\nConnection: close\r\n\r\n`);
     }
-    const before = logs.lines().filter((line) => line.msg === 'incoming request').length;
+    const before = logs.lines().filter((line) => line.msg === 'request completed').length;
     const statuses: number[] = [];
     for (const request of requests) statuses.push((await rawRequest(port, request)).status);
 
     // Every request was logged (so the absence below means something), but those too long to be read at all (431).
-    const incoming = logs.lines().filter((line) => line.msg === 'incoming request');
+    const incoming = logs.lines().filter((line) => line.msg === 'request completed');
     expect(incoming.length - before).toBe(statuses.filter((status) => status !== 431).length);
     const text = logs.text();
     // The log, and the log percent-decoded as often as anything in it could be: no 8 characters of any secret.

@@ -90,8 +90,13 @@ export function registerContactRoutes(
     {
       schema: listContactsSchema,
       // Strict parsing happens before schema validation, which would coerce `1e2` or `` into numbers.
-      preValidation: async (request: FastifyRequest) => {
-        request.query = parsePageRequest(request.query as Record<string, unknown>);
+      preValidation: (request: FastifyRequest, _reply, done) => {
+        try {
+          request.query = parsePageRequest(request.query as Record<string, unknown>);
+        } catch (error) {
+          return done(error as Error);
+        }
+        done();
       },
     },
     async (request, reply) => {

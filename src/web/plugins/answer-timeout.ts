@@ -17,8 +17,8 @@ export interface AnswerTimeoutOptions {
 export default fp<AnswerTimeoutOptions>(
   async (app, { timeoutMs }) => {
     // One hook, so that a request without a body (the listing) pays for no more than Fastify's own timeout did.
-    app.addHook('onRequest', async (request, reply) => {
-      if (request.routeOptions.handlerTimeout) return;
+    app.addHook('onRequest', (request, reply, done) => {
+      if (request.routeOptions.handlerTimeout) return done();
       let timer: NodeJS.Timeout | null = null;
       let over = false;
       const start = () => {
@@ -37,6 +37,7 @@ export default fp<AnswerTimeoutOptions>(
       });
       if (bodyStillArriving(request.raw)) request.raw.once('end', start);
       else start();
+      done();
     });
   },
   { name: 'answer-timeout' },

@@ -38,8 +38,8 @@ export default fp<BodyReadTimeoutOptions>(
     const reading = new Set<BodyRead>();
     const reads = new WeakMap<FastifyRequest, BodyRead>();
 
-    app.addHook('onRequest', async (request, reply) => {
-      if (!bodyStillArriving(request.raw)) return;
+    app.addHook('onRequest', (request, reply, done) => {
+      if (!bodyStillArriving(request.raw)) return done();
       const now = Date.now();
       const read: BodyRead = {
         request,
@@ -58,6 +58,7 @@ export default fp<BodyReadTimeoutOptions>(
         reading.delete(read);
         if (error) read.body?.destroy(error);
       });
+      done();
     });
 
     app.addHook('preParsing', async (request, _reply, payload) => {

@@ -18,13 +18,18 @@ export interface RequestGuardOptions {
 export default fp<RequestGuardOptions>(
   async (app, options) => {
     const { refuseUnrouted } = app;
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', (request, reply, done) => {
       reply.header('cache-control', 'no-store');
-      const refusal = hostRefusal(request.raw);
-      if (refusal !== null) throw new InputError(refusal);
-      const tooLarge = bodySizeRefusal(request);
-      if (tooLarge !== null) throw tooLarge;
-      if (request.is404) refuseUnrouted(request);
+      try {
+        const refusal = hostRefusal(request.raw);
+        if (refusal !== null) throw new InputError(refusal);
+        const tooLarge = bodySizeRefusal(request);
+        if (tooLarge !== null) throw tooLarge;
+        if (request.is404) refuseUnrouted(request);
+      } catch (error) {
+        return done(error as Error);
+      }
+      done();
     });
     refuseBeyondInflightBound(app, options.maxInflightRequests);
   },

@@ -22,8 +22,9 @@ export function requestIdOf(request: IncomingMessage): string {
 /** Returns the request id (requestIdOf, the app's genReqId) in `X-Request-Id` on every response, errors included. */
 export default fp(
   async (app) => {
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', (request, reply, done) => {
       reply.header(REQUEST_ID_HEADER, request.id);
+      done();
     });
   },
   { name: 'request-id' },

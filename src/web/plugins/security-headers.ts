@@ -42,10 +42,11 @@ export default fp<SecurityHeadersOptions>(
     const always = [xContentTypeOptions(), referrerPolicy({ policy: 'no-referrer' }), xFrameOptions({ action: 'deny' })].flatMap(headersOf);
     const hsts =
       hstsMaxAgeSeconds === null ? [] : headersOf(strictTransportSecurity({ maxAge: hstsMaxAgeSeconds, includeSubDomains: false }));
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', (request, reply, done) => {
       for (const [name, value] of always) reply.header(name, value);
       reply.header('content-security-policy', request.routeOptions.config?.contentSecurityPolicy ?? API_CONTENT_SECURITY_POLICY);
       for (const [name, value] of hsts) reply.header(name, value);
+      done();
     });
   },
   { name: 'security-headers' },
