@@ -41,7 +41,8 @@ export async function runPrimary(config: Config, workers: number, logger: Logger
   answerWorkers(async (request): Promise<LeasedHit | WindowHit | string> => {
     if (request.kind === 'metrics') return metrics.metrics();
     if (request.kind === 'rate-limit-peek') return counter.peek(request.key);
-    const hit = await counter.hit(request.key);
+    // Counted and reserved in one step: another worker's request counted between the two would get a count of the block.
+    const hit = counter.hitNow(request.key);
     // Requests counted in advance, which the worker counts out itself (primary-counter.ts).
     const leased = leaseFor(hit.count, request.limit);
     if (leased > 0) counter.reserve(request.key, leased);
