@@ -85,7 +85,13 @@ async function bulkLoad(context: DatabaseContext, name: string, url: string, dat
   rmSync(partPath, { force: true });
 }
 
-export async function prepareDatabase(context: DatabaseContext, name: string, url: string, dataset: string, fresh: boolean): Promise<Database> {
+export async function prepareDatabase(
+  context: DatabaseContext,
+  name: string,
+  url: string,
+  dataset: string,
+  fresh: boolean,
+): Promise<Database> {
   const { cli, work, scale, log } = context;
   const loadFile = join(work, `load-${name}-${scale}.json`);
   let loadSeconds: number | null = null;
@@ -122,7 +128,11 @@ export async function diskBytes(db: Pick<Database, 'url'>): Promise<number> {
 }
 
 /** The URL of PostgreSQL database `<prefix><suffix>`, created if missing (or made again when `fresh`); whether it is new. */
-export async function postgresDatabase(context: DatabaseContext, suffix: string, fresh: boolean): Promise<{ url: string; created: boolean }> {
+export async function postgresDatabase(
+  context: DatabaseContext,
+  suffix: string,
+  fresh: boolean,
+): Promise<{ url: string; created: boolean }> {
   const dbName = `${context.prefix}${suffix}`;
   const admin = new pg.Client({ connectionString: context.postgresAdminUrl });
   await admin.connect();

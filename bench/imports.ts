@@ -112,7 +112,14 @@ export async function measureImports(
       maxBuffer: 64 * 1024 * 1024,
     });
     const seconds = (Date.now() - started) / 1000;
-    const timing = { database, command, contacts: files.contacts, seconds, cpuSeconds: waitedChildrenSeconds() - cpuBefore, dbCpuSeconds: db?.stop() ?? null };
+    const timing = {
+      database,
+      command,
+      contacts: files.contacts,
+      seconds,
+      cpuSeconds: waitedChildrenSeconds() - cpuBefore,
+      dbCpuSeconds: db?.stop() ?? null,
+    };
     log(`${database}: ${command} of ${files.contacts} contacts in ${seconds.toFixed(1)} s, ${timing.cpuSeconds.toFixed(1)} CPU s`);
     timings.push(timing);
   };
@@ -136,7 +143,12 @@ async function firstSeconds(context: ImportContext, database: string, url: strin
   context.log(`${database}: random pages in the first ${context.duration} s after start-up`);
   const server = await context.startService(url);
   const { result, cpuSeconds, dbCpuSeconds } = await server.measure(() =>
-    wrk(context.port, 'random-page.lua', { KEY: key, NETWORK: String(network) }, { connections: context.connections, seconds: context.duration }),
+    wrk(
+      context.port,
+      'random-page.lua',
+      { KEY: key, NETWORK: String(network) },
+      { connections: context.connections, seconds: context.duration },
+    ),
   );
   await server.stop();
   const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(1, result.requests);

@@ -54,7 +54,14 @@ export async function measureTarget(
     if (warmUp === 'every page') wrk(port, script, { ...withCoding, ORDER: 'sequential' }, { ...options, seconds: context.sweepSeconds });
     if (context.warmup > 0) wrk(port, script, withCoding, { ...options, seconds: context.warmup });
     const measured = await server.measure(() => wrk(port, script, withCoding, options));
-    results.push({ target, scenario: `${scenario}${named(coding)}`, coding, ...measured.result, ...perRequest(measured, measured.result.requests), peakRssMb: server.takePeaks() });
+    results.push({
+      target,
+      scenario: `${scenario}${named(coding)}`,
+      coding,
+      ...measured.result,
+      ...perRequest(measured, measured.result.requests),
+      peakRssMb: server.takePeaks(),
+    });
   };
   const big = `${Math.round(bigNetwork / 1000)}k network`;
   if (db === null) {

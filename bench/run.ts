@@ -186,13 +186,20 @@ async function main(): Promise<void> {
     db.diskBytes = await diskBytes(db);
     const databaseProcesses = db.url.startsWith('postgres') ? await postgresProcesses(db.url) : null;
     if (scale <= 1 && !args['no-baseline']) {
-      const server = await startServer(TSX, [join(ROOT, 'bench/baseline-server.ts')], { env: { DATABASE_URL: db.url }, port: PORT, databaseProcesses });
+      const server = await startServer(TSX, [join(ROOT, 'bench/baseline-server.ts')], {
+        env: { DATABASE_URL: db.url },
+        port: PORT,
+        databaseProcesses,
+      });
       results.push(...(await measureTarget(rowsContext, `baseline (${db.name})`, db, server, bigNetwork, { walk: !args['no-walk'] })));
       await server.stop();
     }
     const server = await startService(db.url);
     results.push(
-      ...(await measureTarget(rowsContext, `service (${db.name})`, db, server, bigNetwork, { walk: !args['no-walk'], feed: !args['no-feed'] })),
+      ...(await measureTarget(rowsContext, `service (${db.name})`, db, server, bigNetwork, {
+        walk: !args['no-walk'],
+        feed: !args['no-feed'],
+      })),
     );
     lastRss.push({ name: db.name, mb: (await server.stop()).lastRssMb });
   }

@@ -5,9 +5,7 @@ import cluster, { type Worker } from 'node:cluster';
  * or every worker's metrics.
  */
 export type PrimaryRequest =
-  | { kind: 'rate-limit-hit'; key: string; limit?: number }
-  | { kind: 'rate-limit-peek'; key: string }
-  | { kind: 'metrics' };
+  { kind: 'rate-limit-hit'; key: string; limit?: number } | { kind: 'rate-limit-peek'; key: string } | { kind: 'metrics' };
 
 interface RequestMessage {
   channel: 'contacts-api';
