@@ -39,6 +39,7 @@ import { BIG_USER_EMAIL, shapeForScale } from './dataset.js';
 import { DEEP_READ_RUNS, measureDeepRead, type DeepRead } from './deep-read.js';
 import { saveCeilingPages } from './ceiling-pages.js';
 import { importTable, measureImports, startupTable } from './imports.js';
+import { requireWrk } from './wrk-run.js';
 import { get, measureTarget, type RowsContext } from './listing-rows.js';
 import { postgresProcesses } from './proc-stat.js';
 import { CEILING_TARGETS, scaleComparison, table, type Coding, type Measurement, type ScaleFigures } from './report.js';
@@ -164,6 +165,7 @@ async function main(): Promise<void> {
   if (!args['no-postgres']) databases.push(await preparePostgres(databaseContext, dataset));
   if (args['load-only']) return;
   if (databases.length === 0) throw new Error('nothing to measure: both databases are left out');
+  requireWrk();
 
   for (const db of databases) {
     await withService(db, async () => {

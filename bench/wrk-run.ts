@@ -1,5 +1,5 @@
 /** One run of the load generator, wrk, and what the bench reads from its output. */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
 const SCRIPTS = resolve(import.meta.dirname, 'wrk');
@@ -10,6 +10,12 @@ export interface WrkFigures {
   p99: number;
   /** Requests wrk saw answered ("N requests in"). */
   requests: number;
+}
+
+/** Fails before any server starts when wrk is not installed (a failure mid-run would leave the ceiling's server behind). */
+export function requireWrk(): void {
+  if (spawnSync('wrk', ['-v']).error)
+    throw new Error('wrk is not installed: `apt-get install wrk` (Debian) or see https://github.com/wg/wrk');
 }
 
 export function wrk(
