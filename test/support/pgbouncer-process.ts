@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { freePort } from './listen.js';
 import { serverUser } from './pg-cluster.js';
 
-/** Debian's package puts it here; PGBOUNCER names another build. */
-export const PGBOUNCER_BIN = process.env.PGBOUNCER ?? '/usr/sbin/pgbouncer';
+/** Debian's package puts it here; PGBOUNCER_PATH names another build. */
+export const PGBOUNCER_BIN = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
 
 export function pgbouncerInstalled(): boolean {
   return existsSync(PGBOUNCER_BIN);
@@ -18,39 +18,39 @@ export function pgbouncerInstalled(): boolean {
  * The settings a fleet runs PgBouncer with: transaction pooling, and otherwise PgBouncer's defaults (the
  * startup parameters it ignores are its stock list). docs/operations.md quotes them.
  */
-export const TRANSACTION_POOLING = ['pool_mode = transaction', 'ignore_startup_parameters = extra_float_digits'];
+const TRANSACTION_POOLING = ['pool_mode = transaction', 'ignore_startup_parameters = extra_float_digits'];
+
+/** A [databases] entry that routes to the server of `url` (a PostgreSQL URL), keeping the database name asked for. */
+export function serverEntry(url: string): string {
+  const { hostname, port } = new URL(url);
+  return `host=${hostname} port=${port || '5432'}`;
+}
 
 /** A [databases] entry that routes to the database of `url` (a PostgreSQL URL). */
 export function databaseEntry(url: string): string {
-  const { hostname, port, pathname } = new URL(url);
-  return `host=${hostname} port=${port || '5432'} dbname=${decodeURIComponent(pathname.slice(1))}`;
+  return `${serverEntry(url)} dbname=${decodeURIComponent(new URL(url).pathname.slice(1))}`;
 }
 
 export interface PgBouncerProcess {
-  readonly port: number;
   /** `url` (a PostgreSQL URL) with its host and port replaced by PgBouncer's. */
   through(url: string): string;
-  /** The last lines of PgBouncer's log, for a failure's message. */
-  log(): string;
   stop(): Promise<void>;
 }
 
 /**
  * A private PgBouncer on a free loopback port, run from a generated ini in a temp dir: trust auth for `postgres`,
- * TRANSACTION_POOLING, and `databases` as its [databases] section (by default every database, `*`, on the PostgreSQL
- * of `postgresUrl`). As root it runs as the `postgres` OS user: PgBouncer refuses to run as root.
+ * TRANSACTION_POOLING, and `databases` as its [databases] section (`{ '*': serverEntry(url) }` routes every database
+ * name to one server). As root it runs as the `postgres` OS user: PgBouncer refuses to run as root.
  */
-export async function startPgBouncer(postgresUrl: string, databases?: Record<string, string>): Promise<PgBouncerProcess> {
-  const postgres = new URL(postgresUrl);
+export async function startPgBouncer(databases: Record<string, string>): Promise<PgBouncerProcess> {
   const owner = serverUser();
   const base = mkdtempSync(join(tmpdir(), 'contacts-pgbouncer-'));
   if (owner) chownSync(base, owner.uid, owner.gid);
   const port = await freePort();
   const logFile = join(base, 'pgbouncer.log');
-  const entries = databases ?? { '*': `host=${postgres.hostname} port=${postgres.port || '5432'}` };
   const ini = [
     '[databases]',
-    ...Object.entries(entries).map(([name, connection]) => `${name} = ${connection}`),
+    ...Object.entries(databases).map(([name, connection]) => `${name} = ${connection}`),
     '',
     '[pgbouncer]',
     'listen_addr = 127.0.0.1',
@@ -84,14 +84,12 @@ export async function startPgBouncer(postgresUrl: string, databases?: Record<str
     throw error;
   }
   return {
-    port,
     through(url) {
       const routed = new URL(url);
       routed.hostname = '127.0.0.1';
       routed.port = String(port);
       return routed.toString();
     },
-    log,
     stop: cleanUp,
   };
 }
