@@ -43,6 +43,9 @@ export interface PgBouncerProcess {
  * name to one server). As root it runs as the `postgres` OS user: PgBouncer refuses to run as root.
  */
 export async function startPgBouncer(databases: Record<string, string>): Promise<PgBouncerProcess> {
+  // Only CI runs the tests without it (externalToolPresent): it says what is missing rather than spawn's ENOENT.
+  if (!pgbouncerInstalled())
+    throw new Error(`PgBouncer is not installed at ${PGBOUNCER_BIN} (apt-get install pgbouncer, or set PGBOUNCER_PATH)`);
   const owner = serverUser();
   const base = mkdtempSync(join(tmpdir(), 'contacts-pgbouncer-'));
   if (owner) chownSync(base, owner.uid, owner.gid);
