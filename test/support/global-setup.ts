@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openStore } from '../../src/store/open-store.js';
 import { parseDatabaseUrl } from '../../src/domain/database-url.js';
+import { sessionModeOf } from '../../src/store/postgres/pooler.js';
 
 export const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -51,17 +52,26 @@ export default async function setup(project: TestProject): Promise<() => Promise
     return async () => undefined;
   }
   try {
-    const template = await createMigratedTemplate(client, url);
+    // Through a pooler (TEST_POSTGRES_URL at PgBouncer) no database can be a template: the pooler keeps server
+    // connections to it open, and CREATE DATABASE … TEMPLATE refuses a template in use. Each test migrates its own.
+    const template = (await isDirect(client)) ? await createMigratedTemplate(client, url) : null;
     project.provide('postgresTemplate', template);
     project.provide('pgbouncerUrl', await findPgbouncer(client));
     return async () => {
-      await client.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`).catch(() => undefined);
+      if (template !== null) await client.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`).catch(() => undefined);
       await client.end().catch(() => undefined);
     };
   } catch (error) {
     await client.end().catch(() => undefined);
     throw error;
   }
+}
+
+/** Whether `client` reaches the server without a pooler, by the store's own rule (src/store/postgres/pooler.ts). */
+async function isDirect(client: pg.Client): Promise<boolean> {
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const { processID } = client as unknown as { processID: number | null };
+  return sessionModeOf({ announcedPid: processID, serverPid: rows[0]!.pid }) === 'direct';
 }
 
 /** Creates and migrates the database every PostgreSQL test database is copied from; nothing stays connected to it. */
