@@ -3,6 +3,7 @@ import { oauthConfigOf, type OAuthConfig } from './config/oauth.js';
 import { readEnvironment, readVariable } from './config/read-environment.js';
 import { ENVIRONMENT } from './config/schema.js';
 import type { DatabaseTarget } from './store/open-store.js';
+import type { PoolerSetting } from './domain/database-url.js';
 
 export { ConfigError } from './config/config-error.js';
 
@@ -107,6 +108,12 @@ export interface Config {
   readonly dbStatementTimeoutMs: number;
   /** DB_POOL_SIZE and DB_QUEUE_LIMIT (defaults 3 and 64): PostgreSQL connections per process, and statements that may wait for one. */
   readonly dbPool: { readonly size: number; readonly queueLimit: number };
+  /**
+   * DB_POOLER (default auto): what sits between this service and PostgreSQL. `auto` finds out on the first connection;
+   * `none` keeps session settings and prepared statements on each connection; `transaction` (PgBouncer's
+   * pool_mode = transaction) leaves nothing on a server connection past a transaction.
+   */
+  readonly dbPooler: PoolerSetting;
   /** SHUTDOWN_TIMEOUT_MS (default 10000): on SIGTERM/SIGINT, in-flight requests get this long before exit(1). */
   readonly shutdownTimeoutMs: number;
   /** TRUST_PROXY (default false): true, false, or the proxies' addresses and CIDR ranges. */
@@ -242,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, listen: { host?
     writeBacklogMaxKb: read.WRITE_BACKLOG_MAX_KB,
     dbStatementTimeoutMs: read.DB_STATEMENT_TIMEOUT_MS,
     dbPool: Object.freeze({ size: read.DB_POOL_SIZE, queueLimit: read.DB_QUEUE_LIMIT }),
+    dbPooler: read.DB_POOLER,
     shutdownTimeoutMs: read.SHUTDOWN_TIMEOUT_MS,
     trustProxy: read.TRUST_PROXY,
     corsOrigins: read.CORS_ORIGINS,

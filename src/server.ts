@@ -112,6 +112,7 @@ export async function startServer(
     listingStateTtlMs: config.listingCacheTtlMs,
     pageCacheBytes: config.pageCaches.documentBytes,
     pool: config.dbPool,
+    pooler: config.dbPooler,
     // Only `migrate` and `demo` create a SQLite database: a server that finds none (its folder moved away) fails to
     // start instead of serving an empty one.
     mustExist: true,

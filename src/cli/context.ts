@@ -18,7 +18,7 @@ export interface CommandOpening {
  * stderr when the wait is long.
  */
 export async function openCommandStore(io: CliIo, config: Config, { create = false }: CommandOpening = {}): Promise<Store> {
-  return openStore(config.database, { onLongLockWait: (notice) => io.stderr(`${notice}\n`), mustExist: !create });
+  return openStore(config.database, { onLongLockWait: (notice) => io.stderr(`${notice}\n`), mustExist: !create, pooler: config.dbPooler });
 }
 
 /** Runs `action` with a migrated store for the configured database (an existing one, unless `create`), closing it afterwards. */

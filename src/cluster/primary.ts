@@ -30,7 +30,7 @@ const WORKER_KILL_GRACE_MS = 1_000;
  * ECHO_WINDOW_MS) kills them all at once.
  */
 export async function runPrimary(config: Config, workers: number, logger: Logger, announce: (line: string) => void): Promise<number> {
-  const applied = await migrateDatabase(config.database);
+  const applied = await migrateDatabase(config.database, config.dbPooler);
   if (applied.length > 0) logger.info({ versions: applied }, 'applied database migrations');
   // Only now: a missing or unusable database stops `serve` with its one line before the service looks started.
   announce(`Contacts Read API: ${workers} workers`);

@@ -2,7 +2,14 @@ import { isIP } from 'node:net';
 import Type, { type StaticDecode, type TString } from 'typebox';
 import { KEY_PREFIX_PATTERN } from '../domain/api-key.js';
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE, parseRetrySchedule } from '../domain/webhooks.js';
-import { DEFAULT_POOL, DEFAULT_SQLITE_PATH, parseDatabaseUrl, type DatabaseTarget } from '../domain/database-url.js';
+import {
+  DEFAULT_POOL,
+  DEFAULT_SQLITE_PATH,
+  parseDatabaseUrl,
+  POOLER_SETTINGS,
+  type DatabaseTarget,
+  type PoolerSetting,
+} from '../domain/database-url.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 60;
@@ -134,6 +141,14 @@ export const ENVIRONMENT = Type.Object({
   DB_STATEMENT_TIMEOUT_MS: integer(1, HOUR_MS, 'PostgreSQL statement_timeout, SQLite busy_timeout, for the server', 5_000),
   DB_POOL_SIZE: integer(1, 1000, 'PostgreSQL connections per process', DEFAULT_POOL.size),
   DB_QUEUE_LIMIT: integer(0, 100_000, 'statements that may wait for a PostgreSQL connection', DEFAULT_POOL.queueLimit),
+  DB_POOLER: Type.Decode(
+    checked(
+      text(`what sits between this service and PostgreSQL: ${POOLER_SETTINGS.join(', ')}`, 'auto'),
+      (setting) => (POOLER_SETTINGS as readonly string[]).includes(setting),
+      (setting) => `must be one of ${POOLER_SETTINGS.join(', ')}; got "${setting}"`,
+    ),
+    (setting) => setting as PoolerSetting,
+  ),
   SHUTDOWN_TIMEOUT_MS: integer(1, HOUR_MS, 'on SIGTERM/SIGINT, in-flight requests get this long before exit(1)', 10_000),
   TRUST_PROXY: Type.Decode(
     checked(text('true, false, or the proxies’ addresses and CIDR ranges', 'false'), isTrustProxy, trustProxyError),

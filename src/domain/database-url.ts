@@ -9,6 +9,14 @@ export const DEFAULT_SQLITE_PATH = './data/contacts.db';
 export const DEFAULT_POOL = { size: 3, queueLimit: 64 } as const;
 
 /**
+ * DB_POOLER: what sits between this service and PostgreSQL. `auto` finds out on the first connection; `none` is a
+ * direct connection (or a proxy that keeps each session on one server connection); `transaction` is a pooler that hands
+ * each transaction to any server connection (PgBouncer's pool_mode = transaction), where nothing may outlive a transaction.
+ */
+export const POOLER_SETTINGS = ['auto', 'none', 'transaction'] as const;
+export type PoolerSetting = (typeof POOLER_SETTINGS)[number];
+
+/**
  * Reads DATABASE_URL: unset or empty → SQLite at ./data/contacts.db; `file:PATH` → SQLite at PATH;
  * `postgres://` or `postgresql://` → PostgreSQL. Anything else is refused.
  */

@@ -6,7 +6,7 @@ import { dialectOf, type DatabaseTarget } from '../../src/store/open-store.js';
 import { parseDatabaseUrl } from '../../src/domain/database-url.js';
 import { POSTGRES_DIALECT } from '../../src/store/postgres/dialect.js';
 import { SQLITE_DIALECT } from '../../src/store/sqlite/dialect.js';
-import { describeEachBackend } from '../support/backends.js';
+import { describeEachBackend, dialectNameOf } from '../support/backends.js';
 import { openOtherConnection, type OtherConnection } from '../support/other-connection.js';
 import { LINKEDIN_URL_KEYS } from '../support/linkedin-urls.js';
 import { contactRecord, createUser } from '../support/seed.js';
@@ -87,7 +87,7 @@ describeEachBackend('the dialect on its database', (db) => {
 
   it('is the store’s, and the one its DATABASE_URL names', () => {
     const { store, databaseUrl, backend } = db();
-    expect(store.dialect.name).toBe(backend);
+    expect(store.dialect.name).toBe(dialectNameOf(backend));
     expect(store.dialect).toBe(dialectOf(parseDatabaseUrl(databaseUrl)));
   });
 

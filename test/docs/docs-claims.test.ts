@@ -62,6 +62,7 @@ const PARSED_DEFAULTS: Record<string, (config: Config) => unknown> = {
   DB_STATEMENT_TIMEOUT_MS: (config) => config.dbStatementTimeoutMs,
   DB_POOL_SIZE: (config) => config.dbPool.size,
   DB_QUEUE_LIMIT: (config) => config.dbPool.queueLimit,
+  DB_POOLER: (config) => config.dbPooler,
   SHUTDOWN_TIMEOUT_MS: (config) => config.shutdownTimeoutMs,
   TRUST_PROXY: (config) => config.trustProxy,
   CORS_ORIGINS: (config) => (config.corsOrigins.length === 0 ? null : config.corsOrigins),

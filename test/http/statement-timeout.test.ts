@@ -10,10 +10,15 @@ import { listContacts } from '../support/requests.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 
 const postgresAdminUrl = inject('postgresAdminUrl');
+const pgbouncerUrl = inject('pgbouncerUrl');
 
-describe.runIf(postgresAdminUrl !== null)('DB_STATEMENT_TIMEOUT_MS on PostgreSQL', () => {
-  it('cancels a query stuck behind a lock, so the request fails fast with a JSON 500 instead of hanging', async () => {
-    const { database, dispose } = await createTestDatabase('postgres', postgresAdminUrl);
+describe.each([
+  { backend: 'postgres', available: postgresAdminUrl !== null },
+  // The key's lookup is a statement outside a transaction, cancelled from the service; the listing's run in one, SET LOCAL.
+  { backend: 'postgres-pgbouncer', available: postgresAdminUrl !== null && pgbouncerUrl !== null },
+] as const)('DB_STATEMENT_TIMEOUT_MS on PostgreSQL [$backend]', ({ backend, available }) => {
+  it.runIf(available)('cancels a query stuck behind a lock, so the request fails fast with a JSON 500 instead of hanging', async () => {
+    const { database, dispose } = await createTestDatabase(backend, postgresAdminUrl);
     const store = await openStore(parseDatabaseUrl(database.databaseUrl), { statementTimeoutMs: 300 });
     const app = await buildTestApp(store);
     const locker = new pg.Client({ connectionString: database.databaseUrl });

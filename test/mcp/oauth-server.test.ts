@@ -491,7 +491,7 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
       const tokens = await exchange(await approve(key.key));
       const other = await openOtherConnection(db());
       try {
-        await other.run('UPDATE api_keys SET scopes = ? WHERE id = ?', backend === 'postgres' ? '{}' : '[]', key.id);
+        await other.run('UPDATE api_keys SET scopes = ? WHERE id = ?', backend === 'sqlite' ? '[]' : '{}', key.id);
       } finally {
         await other.close();
       }

@@ -7,7 +7,7 @@ import pg from 'pg';
 import type { Migration } from '../../src/store/migrator.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
-import type { BackendName } from './backends.js';
+import { dialectNameOf, type BackendName } from './backends.js';
 
 /**
  * A scratch database as an earlier release left it: only the migrations below a version applied, written to
@@ -79,14 +79,17 @@ async function postgresDatabase(adminUrl: string): Promise<OldDatabase> {
   };
 }
 
-const MIGRATIONS: Record<BackendName, readonly Migration[]> = { sqlite: SQLITE_MIGRATIONS, postgres: POSTGRES_MIGRATIONS };
+const MIGRATIONS: Record<ReturnType<typeof dialectNameOf>, readonly Migration[]> = {
+  sqlite: SQLITE_MIGRATIONS,
+  postgres: POSTGRES_MIGRATIONS,
+};
 
 /** `postgresAdminUrl` is required for PostgreSQL. */
 export async function databaseBefore(backend: BackendName, version: number, postgresAdminUrl: string | null): Promise<OldDatabase> {
   const database = backend === 'sqlite' ? await sqliteDatabase() : await postgresDatabase(postgresAdminUrl!);
   try {
     await database.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-    for (const migration of MIGRATIONS[backend].filter((each) => each.version < version)) {
+    for (const migration of MIGRATIONS[dialectNameOf(backend)].filter((each) => each.version < version)) {
       await database.query(migration.sql);
       await database.query('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [
         migration.version,

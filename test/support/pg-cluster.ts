@@ -304,8 +304,10 @@ function binDir(major?: number): string | null {
   return found ?? null;
 }
 
-/** PostgreSQL refuses to run as root: as root, clusters belong to and run as the `postgres` user. */
-function serverUser(): { uid: number; gid: number } | null {
+/**
+ * PostgreSQL (and PgBouncer) refuse to run as root: as root, clusters belong to and run as the `postgres` user.
+ */
+export function serverUser(): { uid: number; gid: number } | null {
   if (process.getuid?.() !== 0) return null;
   const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   return { uid: id('-u'), gid: id('-g') };

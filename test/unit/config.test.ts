@@ -44,6 +44,7 @@ describe('loadConfig defaults', () => {
       workerHeapMb: 128,
       dbStatementTimeoutMs: 5_000,
       dbPool: { size: 3, queueLimit: 64 },
+      dbPooler: 'auto',
       shutdownTimeoutMs: 10_000,
       trustProxy: false,
       corsOrigins: [],
@@ -362,6 +363,13 @@ describe('loadConfig OAuth and links', () => {
     expect(loadConfig({ DB_POOL_SIZE: '8', DB_QUEUE_LIMIT: '0' }).dbPool).toEqual({ size: 8, queueLimit: 0 });
     expect(() => loadConfig({ DB_POOL_SIZE: '0' })).toThrow(/^DB_POOL_SIZE /);
     expect(() => loadConfig({ DB_QUEUE_LIMIT: 'many' })).toThrow(/^DB_QUEUE_LIMIT /);
+  });
+
+  it('reads DB_POOLER: auto unless told none or transaction', () => {
+    expect(loadConfig({}).dbPooler).toBe('auto');
+    expect(loadConfig({ DB_POOLER: 'transaction' }).dbPooler).toBe('transaction');
+    expect(loadConfig({ DB_POOLER: 'none' }).dbPooler).toBe('none');
+    expect(() => loadConfig({ DB_POOLER: 'session' })).toThrow(/^DB_POOLER must be one of auto, none, transaction; got "session"/);
   });
 
   it('reads the admin API’s settings: ADMIN_TOKEN turns it on, on ADMIN_HOST:ADMIN_PORT, with ADMIN_BODY_LIMIT_MB and ADMIN_IMPORT_MAX_RECORDS', () => {

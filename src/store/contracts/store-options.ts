@@ -1,3 +1,5 @@
+import type { PoolerSetting } from '../../domain/database-url.js';
+
 /** How the server opens a store; the CLI opens stores without these limits (imports may run long). */
 export interface StoreOptions {
   /**
@@ -25,6 +27,8 @@ export interface StoreOptions {
    * be answered in time anyway; refusing it says so in a millisecond instead of holding the request.
    */
   pool?: { size: number; queueLimit: number };
+  /** PostgreSQL only: what sits between the pool and the server (DB_POOLER; unset: `auto`, found out on the first connection). */
+  pooler?: PoolerSetting;
   /**
    * SQLite only: open the database file only if it exists, never creating it or its folder (the server and every
    * command do this, but `migrate` and `demo`, which create). PostgreSQL never creates a database.

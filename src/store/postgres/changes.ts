@@ -7,6 +7,7 @@ import { listableSql } from '../listable.js';
 import type { ChangeRead, ListedRead } from '../contracts/contact-store.js';
 import { POSTGRES_DIALECT } from './dialect.js';
 import { pruneOldest } from './prune.js';
+import { utcTimestampText } from './timestamps.js';
 
 const LOG_STATE_SQL = 'SELECT change_seq AS "currentSeq", changes_from AS "changesFrom" FROM owner_listing WHERE owner_id = $1::uuid';
 
@@ -29,7 +30,7 @@ const READ_CHANGES_SQL = `
  * index. created_at travels as timestamptz text, which casts back to the same microsecond.
  */
 const readListedSql = (seek: string) => `
-  SELECT l.change_seq, l.changes_from, c.created_at::text AS created_at, c.id, c.updated_at, c.api_json
+  SELECT l.change_seq, l.changes_from, ${utcTimestampText('c.created_at')} AS created_at, c.id, c.updated_at, c.api_json
   FROM owner_listing l
   LEFT JOIN LATERAL (
     SELECT created_at, id, updated_at, api_json FROM contacts listed

@@ -2,6 +2,8 @@ import pg from 'pg';
 import { DatabaseBusyError } from '../../domain/errors.js';
 import { DEFAULT_POOL } from '../../domain/database-url.js';
 import type { StoreOptions } from '../contracts/store-options.js';
+import { sessionModeFor } from './pooler.js';
+import { type PoolSession, sessionClientClass } from './session-client.js';
 import { parseTimestamptz } from './timestamps.js';
 
 const TIMESTAMPTZ_OID = 1184;
@@ -16,13 +18,28 @@ const POOL_TYPES: pg.CustomTypesConfig = {
 
 type ConnectCallback = (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void;
 
-/** A pool whose queue of statements waiting for a connection is bounded: past it, a statement is refused at once. */
+/**
+ * A pool whose queue of statements waiting for a connection is bounded: past it, a statement is refused at once. Its
+ * first connection waits for the session mode to be decided (pooler.ts), which its connections are then opened for.
+ */
 class BoundedPool extends pg.Pool {
+  private sessionDecided: Promise<void> | undefined;
+
   constructor(
     config: pg.PoolConfig,
     private readonly queueLimit: number,
+    private readonly decideSession: () => Promise<void>,
   ) {
     super(config);
+  }
+
+  private sessionReady(): Promise<void> {
+    // A probe that failed (the server is down) is made again by the next connect.
+    this.sessionDecided ??= this.decideSession().catch((error: unknown) => {
+      this.sessionDecided = undefined;
+      throw error;
+    });
+    return this.sessionDecided;
   }
 
   override connect(): Promise<pg.PoolClient>;
@@ -36,12 +53,17 @@ class BoundedPool extends pg.Pool {
     }
     const explain = (error: Error) => explainMissingDatabase(error, this.options.connectionString!);
     if (callback === undefined) {
-      return super.connect().catch((error: Error) => {
-        throw explain(error);
-      });
+      return this.sessionReady()
+        .then(() => super.connect())
+        .catch((error: Error) => {
+          throw explain(error);
+        });
     }
     // pool.query() connects through this method with a callback.
-    super.connect((error, client, done) => callback(error && explain(error), client, done));
+    this.sessionReady().then(
+      () => super.connect((error, client, done) => callback(error && explain(error), client, done)),
+      (error: Error) => callback(explain(error), undefined, () => undefined),
+    );
   }
 }
 
@@ -67,19 +89,11 @@ function explainMissingDatabase(error: Error, url: string): Error {
 /** A pool that connects lazily to the PostgreSQL database at `url`. */
 export function openPool(url: string, options: StoreOptions): pg.Pool {
   const { size, queueLimit } = options.pool ?? DEFAULT_POOL;
-  const pool = new BoundedPool(
-    {
-      connectionString: url,
-      max: size,
-      connectionTimeoutMillis: 5_000,
-      // Timestamps come back in UTC (parseTimestamptz would convert any other zone, but this keeps the fast path).
-      options: '-c TimeZone=UTC',
-      // Server-side, so a runaway query is cancelled by PostgreSQL and its connection stays usable.
-      statement_timeout: options.statementTimeoutMs,
-      types: POOL_TYPES,
-    },
-    queueLimit,
-  );
+  const connection = { connectionString: url, connectionTimeoutMillis: 5_000, types: POOL_TYPES };
+  const session: PoolSession = { mode: undefined, statementTimeoutMs: options.statementTimeoutMs };
+  const pool = new BoundedPool({ ...connection, max: size, Client: sessionClientClass(session) }, queueLimit, async () => {
+    session.mode = await sessionModeFor(options.pooler ?? 'auto', connection);
+  });
   // An idle connection that breaks (server restart, network) is dropped by the pool; without a listener
   // the 'error' event would crash the process. The next query simply opens a new connection.
   pool.on('error', () => {});

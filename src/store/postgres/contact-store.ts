@@ -34,6 +34,7 @@ import { postgresPageSource } from './page-source.js';
 import { postgresSearchReads } from './search.js';
 import { inTransaction } from './transaction.js';
 import { POSTGRES_DIALECT } from './dialect.js';
+import { utcTimestampText } from './timestamps.js';
 
 /** During an import: existing ids looked up per query. */
 const LOOKUP_BATCH = 1000;
@@ -59,7 +60,7 @@ const GET_MANY_SQL = `
   WITH asked AS MATERIALIZED (
     SELECT owner_id, merged_into, is_self, created_at, id, updated_at, api_json FROM contacts WHERE id = ANY($2::uuid[])
   )
-  SELECT created_at::text AS created_at, id, updated_at, api_json FROM asked
+  SELECT ${utcTimestampText('created_at')} AS created_at, id, updated_at, api_json FROM asked
   WHERE ${listableSql(POSTGRES_DIALECT, '$1::uuid', 'asked')} ORDER BY asked.created_at, asked.id`;
 
 /** The chosen contacts of a search, read in full. */

@@ -98,7 +98,7 @@ export async function findHolders(
       addHolders(found[field], rows);
     }
   }
-  await client.query('RESET enable_seqscan');
+  await client.query('SET LOCAL enable_seqscan TO DEFAULT');
   return found;
 }
 

@@ -4,6 +4,7 @@ import { listableSql } from '../listable.js';
 import type { SortKey } from '../../domain/pagination.js';
 import type { ListingState, PageSource } from '../paged-listing.js';
 import { POSTGRES_DIALECT } from './dialect.js';
+import { utcTimestampText } from './timestamps.js';
 
 const listable = (row: string) => listableSql(POSTGRES_DIALECT, '$1::uuid', row);
 
@@ -15,8 +16,8 @@ const withState = (from: string) => `
 const STATE_SQL = 'SELECT version, total FROM owner_listing WHERE owner_id = $1::uuid';
 
 // Each key is found from the previous one by a seek and a skip of stride − 1 in the listing index (about twice as
-// fast as numbering every row with row_number()), up to $3 keys. created_at travels as timestamptz text, which casts
-// back to the same microsecond (every connection of the pool has the same DateStyle and TimeZone).
+// fast as numbering every row with row_number()), up to $3 keys. created_at travels as timestamptz text in UTC, which
+// casts back to the same microsecond.
 const sortKeysSql = (first: string) =>
   withState(`(
   WITH RECURSIVE anchor (created_at, id, position) AS (
@@ -29,7 +30,7 @@ const sortKeysSql = (first: string) =>
     ) next
     WHERE anchor.position + 1 < $3::int
   )
-  SELECT coalesce(array_agg(created_at::text ORDER BY position), '{}') AS created_ats,
+  SELECT coalesce(array_agg(${utcTimestampText('created_at')} ORDER BY position), '{}') AS created_ats,
          coalesce(array_agg(id::text ORDER BY position), '{}') AS ids
   FROM anchor
 )`);

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { listableSql } from '../listable.js';
 import { lookupWords, type AsyncSearchReads, type SearchCandidate, type SearchScope, type WalkPosition } from '../search-plan.js';
 import { POSTGRES_DIALECT } from './dialect.js';
+import { utcTimestampText } from './timestamps.js';
 
 /** A contact as the PostgreSQL search reads it. */
 export type PostgresCandidate = SearchCandidate;
@@ -62,7 +63,7 @@ const WALK_SQL = `
       ORDER BY created_at, id LIMIT $5::int
     ) stretch
   ), last AS (SELECT max(position) AS walked FROM walked)
-  SELECT id, name, email, ${REST} AS rest, created_at::text AS position_at, position, last.walked, hit
+  SELECT id, name, email, ${REST} AS rest, ${utcTimestampText('created_at')} AS position_at, position, last.walked, hit
   FROM walked, last
   WHERE hit OR position = last.walked
   ORDER BY position`;

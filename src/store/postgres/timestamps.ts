@@ -22,3 +22,12 @@ export function parseTimestamptz(text: string): string {
   const offsetMs = sign * (Math.abs(Number(offsetHours)) * 3600 + Number(offsetMinutes) * 60 + Number(offsetSeconds)) * 1000;
   return new Date(local.getTime() - offsetMs).toISOString();
 }
+
+/**
+ * SQL for a timestamptz as text that casts back to the same microsecond whatever the session's TimeZone: what
+ * `::text` gives in UTC (`2024-05-01 09:30:00.123456+00`), so a sort key or token is the same text from every
+ * connection, behind a transaction pooler whose server connections keep the database's default zone too.
+ */
+export function utcTimestampText(expression: string): string {
+  return `((${expression}) AT TIME ZONE 'UTC')::text || '+00'`;
+}
