@@ -99,11 +99,17 @@ export function searchText(contact: SearchableContact): SearchText {
   return { name: contact.name, email: contact.email, rest: rest.filter((value) => value !== null).join('\n') };
 }
 
+export type SearchField = (typeof SEARCH_FIELDS)[number];
+
 /** A query prepared once to rank many contacts. */
 export interface SearchMatcher {
   /** The query's folded words; a query without any (only punctuation) matches nothing. */
   readonly words: readonly string[];
   rank(text: SearchText): SearchRank | null;
+  /** The fields, in SEARCH_FIELDS order, of which some word starts with a word of the query. */
+  matchedFields(contact: SearchableContact): SearchField[];
+  /** How the contact's name alone matches: exact, prefix, or null (not by its name). */
+  nameRank(name: string | null): SearchRank | null;
 }
 
 const NOT_AFTER_WORD_CHARACTER = '(?<![\\p{L}\\p{N}\\p{M}])';
@@ -123,6 +129,10 @@ export function searchMatcher(query: string): SearchMatcher {
     if (own === phrase) return SearchRank.exact;
     return own.startsWith(phrase) ? SearchRank.prefix : null;
   };
+  const startsAWord = (value: string) => {
+    const folded = foldSearchText(value);
+    return starts.some((start) => start.test(folded));
+  };
   return {
     words,
     rank(text) {
@@ -133,6 +143,16 @@ export function searchMatcher(query: string): SearchMatcher {
       const email = lead(text.email);
       if (name === SearchRank.exact || email === SearchRank.exact) return SearchRank.exact;
       return name !== null || email !== null ? SearchRank.prefix : SearchRank.words;
+    },
+    matchedFields(contact) {
+      return SEARCH_FIELDS.filter((field) => {
+        const value = contact[field];
+        if (value === null) return false;
+        return typeof value === 'string' ? startsAWord(value) : value.some(startsAWord);
+      });
+    },
+    nameRank(name) {
+      return words.length === 0 ? null : lead(name);
     },
   };
 }

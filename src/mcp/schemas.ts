@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { CONTACT_FIELDS, type ContactField, type ContactFieldKind } from '../domain/contact.js';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, OFFSET_DEFAULT, OFFSET_MAX, OFFSET_MIN } from '../domain/pagination.js';
 import {
+  SEARCH_FIELDS,
   SEARCH_LIMIT_DEFAULT,
   SEARCH_LIMIT_MAX,
   SEARCH_LIMIT_MIN,
@@ -121,9 +122,16 @@ export const SearchContactsInput = z.strictObject({
   fields: FieldsInput,
 });
 
+const SearchHitOutput = ContactOutput.extend({
+  matched: z.array(z.enum(SEARCH_FIELDS)).describe('The fields of which some word starts with a word of the query.'),
+}).describe('A contact, as GET /api/v1/contacts returns it, with the fields asked for, and the fields that matched.');
+
 export const SearchContactsOutput = z.object({
   query: z.string().describe('The query as searched (trimmed).'),
-  data: z.array(ContactOutput).describe('Best matches first: name or email equal to the query, then starting with it, then the others.'),
+  ambiguous: z
+    .boolean()
+    .describe('Several people match by name equally well (e.g. two named John): ask the user which one they mean rather than choosing.'),
+  data: z.array(SearchHitOutput).describe('Best matches first: name or email equal to the query, then starting with it, then the others.'),
   truncated: TRUNCATED,
   omitted_ids: z.array(z.string()).describe('Further matches, in order, left out to fit the budget: fetch them with get_contact.'),
 });

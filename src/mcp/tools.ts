@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { paginationOf } from '../domain/pagination.js';
+import { explainSearch } from '../domain/search-explanation.js';
 import { getContact, listContacts, searchContacts, type ContactReader } from '../operations/contacts.js';
 import { COMPACT_FIELDS, projectContact } from './contact-fields.js';
 import { fittingPrefix, RESULT_BUDGET_BYTES, withoutLargestFields } from './result-budget.js';
@@ -103,15 +104,23 @@ export function registerContactTools(server: McpServer, deps: Omit<ContactToolsD
         'Finds your contacts by the words of their name, email, company, title, school, location and tags: each ' +
         'word of the query must start one of them, ignoring case, accents and punctuation ("jo sm" finds John Smith, ' +
         '"gmail" finds Gmail addresses). Best matches first: name or email equal to the query, then starting with ' +
-        'it, then the others; ties oldest first. A query without letters or digits finds nothing.',
+        'it, then the others; ties oldest first. A query without letters or digits finds nothing. Each hit names the ' +
+        'fields that matched; `ambiguous` is true when several people match by name equally well: ask the user which ' +
+        'one they mean rather than choosing.',
       inputSchema: SearchContactsInput,
       outputSchema: SearchContactsOutput,
       annotations: { title: 'Search contacts', ...READ_ONLY },
     },
     ({ query, limit, fields }) =>
       run(async (ownerId) => {
-        const found = await searchContacts(deps.contacts, ownerId, query, limit);
-        const projected = found.map((contact) => projectContact(contact, fields ?? COMPACT_FIELDS));
+        // One more than asked when one is asked, so that a single hit can still tell an ambiguous name.
+        const searched = await searchContacts(deps.contacts, ownerId, query, Math.max(limit, 2));
+        const found = searched.slice(0, limit);
+        const { matched, ambiguous } = explainSearch(query, searched);
+        const projected = found.map((contact, index) => ({
+          ...projectContact(contact, fields ?? COMPACT_FIELDS),
+          matched: matched[index]!,
+        }));
         const data = fittingPrefix(projected, RESULT_BUDGET_BYTES);
         const omittedIds = found.slice(data.length).map((contact) => contact.id);
         const trimmed = query.trim();
@@ -120,9 +129,11 @@ export function registerContactTools(server: McpServer, deps: Omit<ContactToolsD
             ? `No contacts match "${trimmed}".`
             : `${found.length} contact${found.length === 1 ? '' : 's'} matching "${trimmed}", best first` +
               (omittedIds.length === 0 ? ':' : ` (${omittedIds.length} left out to fit the size budget; get them with get_contact):`);
-        return result({ query: trimmed, data, truncated: omittedIds.length > 0, omitted_ids: omittedIds }, [
+        const advice = ambiguous ? [`Several people match "${trimmed}" by name equally well: ask the user which one they mean.`] : [];
+        return result({ query: trimmed, ambiguous, data, truncated: omittedIds.length > 0, omitted_ids: omittedIds }, [
           heading,
-          ...data.map(contactLine),
+          ...advice,
+          ...data.map((hit) => `${contactLine(hit)}, matched ${hit.matched.join(', ')}`),
         ]);
       }),
   );

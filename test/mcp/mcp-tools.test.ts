@@ -260,9 +260,15 @@ describeEachBackend('MCP tools', (db) => {
         it('finds the owner’s contacts, best first, and renders them', async () => {
           const result = await call(client, 'search_contacts', { query: '  ADA ' });
           expect(result.isError).toBeFalsy();
-          expect(result.structuredContent).toEqual({ query: 'ADA', data: [compact(owned[0]!)], truncated: false, omitted_ids: [] });
+          expect(result.structuredContent).toEqual({
+            query: 'ADA',
+            ambiguous: false,
+            data: [{ ...compact(owned[0]!), matched: ['name', 'email'] }],
+            truncated: false,
+            omitted_ids: [],
+          });
           expect(textOf(result)).toBe(
-            `1 contact matching "ADA", best first:\n- Ada Lovelace <ada@example.com> — Analytical Engines (id ${owned[0]!.id})`,
+            `1 contact matching "ADA", best first:\n- Ada Lovelace <ada@example.com> — Analytical Engines (id ${owned[0]!.id}), matched name, email`,
           );
           const people = await call(client, 'search_contacts', { query: 'person', limit: 3 });
           expect((people.structuredContent as { data: Contact[] }).data.map((contact) => contact.name)).toEqual([
@@ -271,6 +277,20 @@ describeEachBackend('MCP tools', (db) => {
             'Person 03',
           ]);
           expect(textOf(await call(client, 'search_contacts', { query: 'nobody' }))).toBe('No contacts match "nobody".');
+        });
+
+        it('names the fields each hit matched, and says when several people match a name equally well', async () => {
+          const tagged = await call(client, 'search_contacts', { query: 'math' });
+          expect(tagged.structuredContent).toMatchObject({ ambiguous: false, data: [{ id: owned[0]!.id, matched: ['tags'] }] });
+          const people = await call(client, 'search_contacts', { query: 'person', limit: 3 });
+          const hits = (people.structuredContent as { ambiguous: boolean; data: { matched: string[] }[] }).data;
+          expect((people.structuredContent as { ambiguous: boolean }).ambiguous).toBe(true);
+          for (const hit of hits) expect(hit.matched).toContain('name');
+          expect(textOf(people)).toContain('Several people match "person" by name equally well: ask the user which one they mean.');
+          // One hit asked for: the search still looks one further, so the one returned is not taken for the only one.
+          const one = await call(client, 'search_contacts', { query: 'person', limit: 1 });
+          expect(one.structuredContent).toMatchObject({ ambiguous: true, data: [{ name: 'Person 01' }] });
+          expect((one.structuredContent as { data: unknown[] }).data).toHaveLength(1);
         });
 
         it('matches tags, and treats operators as literal text', async () => {
