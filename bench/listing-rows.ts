@@ -21,7 +21,7 @@ export interface RowsContext {
   warmup: number;
   /** Seconds of reading every page in order before the random-page rows. */
   sweepSeconds: number;
-  /** Whether a row (by its key: hot, hot-gzip, hot-br, random, random-br, random-2x, random-1c, small, feed, walk) runs. */
+  /** Whether a row (by its key: hot, hot-gzip, hot-br, random, random-br, random-2x, random-1c, small, mcp-2025, mcp-2026, feed, walk) runs. */
   runs(row: string): boolean;
   work: string;
   log(message: string): void;
@@ -87,6 +87,12 @@ export async function measureTarget(
   if (runs('random-1c'))
     await load(`random pages, ${big}, 1 connection`, 'random-page.lua', 'identity', randomPages, { connections: 1, seconds: duration });
   if (runs('small')) await load('random pages, 1k network', 'random-page.lua', 'identity', { KEY: db.smallKey, NETWORK: '950' });
+  for (const revision of MCP_REVISIONS) {
+    if (!runs(`mcp-${revision.slice(0, 4)}`)) continue;
+    const call = { KEY: db.bigKey, NETWORK: String(db.bigTotal), REVISION: revision };
+    await assertMcpCallAnswers(port, call);
+    await load(`MCP tools/call list_contacts (10 at random offsets), ${revision}, ${big}`, 'mcp-call.lua', 'identity', call);
+  }
   if (extra.feed && runs('feed')) {
     const tokensFile = join(context.work, 'feed-tokens.txt');
     writeFileSync(tokensFile, `${(await feedTokens(port, db.bigKey, db.url)).join('\n')}\n`);
@@ -114,6 +120,39 @@ export async function measureTarget(
     });
   }
   return results;
+}
+
+/** The revisions the MCP rows call on (rows mcp-2025 and mcp-2026): the one most clients speak, and the current one. */
+const MCP_REVISIONS = ['2025-11-25', '2026-07-28'] as const;
+
+/**
+ * One call as mcp-call.lua sends it must answer a tool result, not an error: wrk counts only HTTP statuses, and a
+ * JSON-RPC error or a tool error is a 200 that would be timed as a call.
+ */
+async function assertMcpCallAnswers(port: number, call: { KEY: string; REVISION: string }): Promise<void> {
+  const modern = call.REVISION === '2026-07-28';
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': call.REVISION,
+    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const params = { name: 'list_contacts', arguments: { limit: 10, offset: 0 }, ...(modern ? { _meta: envelope } : {}) };
+  const answer = await fetch(`http://127.0.0.1:${port}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${call.KEY}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': call.REVISION,
+      ...(modern ? { 'mcp-method': 'tools/call', 'mcp-name': 'list_contacts' } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+  });
+  const text = await answer.text();
+  const body = answer.ok ? (JSON.parse(text) as { result?: { isError?: boolean; structuredContent?: { data?: unknown[] } } }) : {};
+  if (body.result?.isError !== undefined || body.result?.structuredContent?.data?.length !== 10) {
+    throw new Error(`MCP ${call.REVISION}: the call mcp-call.lua sends did not answer 10 contacts: ${answer.status} ${text.slice(0, 300)}`);
+  }
 }
 
 function perRequest(

@@ -19,8 +19,9 @@
  *                    [--reload] [--load-only] [--webhooks-only] [--out docs/benchmarks.md]
  *
  * `--bin` runs another build's dist/cli/main.js (every command and server the bench starts), for before/after runs.
- * `--rows` keeps only the listed rows (hot, hot-gzip, hot-br, random, random-br, random-2x, random-1c, small, feed,
- * walk; a name also keeps the rows it begins: `hot` keeps hot-gzip and hot-br). The ceilings always run.
+ * `--rows` keeps only the listed rows (hot, hot-gzip, hot-br, random, random-br, random-2x, random-1c, small, mcp-2025,
+ * mcp-2026, feed, walk; a name also keeps the rows it begins: `hot` keeps hot-gzip and hot-br, `mcp` both MCP rows).
+ * The ceilings always run.
  * `--webhooks-only` runs only the webhook scenario (bench/webhooks.ts), on scratch databases of its own.
  * `--load-only` generates and loads what is missing, then stops; a later run reuses the databases and reports how long
  * their load took (kept in `.bench/load-<database>-<scale>.json`).
