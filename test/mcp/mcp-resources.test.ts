@@ -11,6 +11,7 @@ import { serviceKeyFrom } from '../../src/web/service-key.js';
 import { buildTestApp } from '../support/app.js';
 import { describeEachBackend } from '../support/backends.js';
 import { listContacts } from '../support/requests.js';
+import { selfContactId } from '../support/self-contact.js';
 import { overrideStore } from '../support/store-override.js';
 import { contactRecord, createKey, createUser, importNumberedContacts } from '../support/seed.js';
 
@@ -59,6 +60,7 @@ describeEachBackend('MCP contact resources', (db) => {
   let duplicateId: string;
   let large: Contact;
   let otherContactId: string;
+  let selfId: string;
   const unexpected: unknown[] = [];
 
   const handlers: McpHttpHandler[] = [];
@@ -132,6 +134,7 @@ describeEachBackend('MCP contact resources', (db) => {
     const survivorId = (await byName(owner.id, 'Ada Lovelace')).id;
     await store.contacts.merge(owner.id, duplicateId, survivorId);
     otherContactId = (await byName(other.id, 'Ada Other')).id;
+    selfId = await selfContactId(db().databaseUrl, owner.id);
 
     app = await buildTestApp(store);
     restListing = [];
@@ -201,7 +204,7 @@ describeEachBackend('MCP contact resources', (db) => {
         ]);
       });
 
-      it('refuses another owner’s contact with -32602 and the very message an unknown id gets', async () => {
+      it('refuses another owner’s contact and the owner’s self contact with -32602 and the very message an unknown id gets', async () => {
         const refusal = async (uri: string) => {
           const error = await client.readResource({ uri }, { cacheMode: 'bypass' }).then(
             () => expect.fail(`${uri} was read`),
@@ -213,6 +216,7 @@ describeEachBackend('MCP contact resources', (db) => {
         const unknown = await refusal(contactUri(UNKNOWN_ID));
         expect(unknown).toContain('Contact not found');
         expect(await refusal(contactUri(otherContactId))).toBe(unknown);
+        expect(await refusal(contactUri(selfId))).toBe(unknown);
         // The other owner reads it: the id exists, and only for them.
         const { contents } = await otherClient.readResource({ uri: contactUri(otherContactId) }, { cacheMode: 'bypass' });
         expect(JSON.parse((contents[0] as { text: string }).text)).toMatchObject({ id: otherContactId, name: 'Ada Other' });
