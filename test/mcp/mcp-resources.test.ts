@@ -188,6 +188,8 @@ describeEachBackend('MCP contact resources', (db) => {
             mimeType: 'application/json',
           },
         ]);
+        // The listing changes with every import and no notification says so: none is promised.
+        expect(client.getServerCapabilities()?.resources).toEqual({});
       });
 
       it('reads a contact as the JSON GET /api/v1/contacts gives it, byte for byte', async () => {
@@ -302,6 +304,29 @@ describeEachBackend('MCP contact resources', (db) => {
       );
     });
   }
+
+  describe('while the network changes during a walk', () => {
+    it('lists every contact once: one merged or deleted behind the cursor shifts nothing, one added comes at the end', async () => {
+      const { store } = db();
+      const walker = await createUser(store);
+      await importNumberedContacts(store, walker.id, RESOURCE_PAGE_SIZE + 20, 'Walker');
+      const { client } = await connect(
+        handlerFor(async () => walker.id),
+        MODES[0]!,
+      );
+      const first = await listPage(client);
+      const before = (await store.contacts.listPage(walker.id, { limit: 200, offset: 0 })).contacts;
+      // Two contacts the first page already gave leave the listing, so offset 100 would now skip two.
+      await store.contacts.merge(walker.id, before[3]!.id, before[4]!.id);
+      await store.contacts.delete(walker.id, [before[5]!.id]);
+      await store.contacts.importContacts(walker.id, [contactRecord({ name: 'Walker Late', created_at: new Date().toISOString() })]);
+      const second = await listPage(client, first.nextCursor);
+      expect(second.nextCursor).toBeUndefined();
+      const walked = [...first.resources, ...second.resources].map((resource) => resource.name);
+      expect(walked).toEqual([...before.map((contact) => contact.name), 'Walker Late']);
+      await client.close();
+    });
+  });
 
   describe('when the caller is refused or the store fails', () => {
     it('answers a revoked key with -32600 and its public message, and a failure with -32603 alone', async () => {
