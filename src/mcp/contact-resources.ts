@@ -63,8 +63,9 @@ export function contactUri(id: string): string {
  * owner's reads as one that does not exist: -32602, the same message.
  *
  * resources/list is this module's handler, not McpServer's: McpServer's (SDK 2.4.0) neither reads the request's cursor
- * nor passes a template's nextCursor on (typescript-sdk issue 2352), so it lists only what one call can hold. Resources
- * with fixed URIs registered on the same server are not listed by it; clients read them by URI.
+ * nor passes a template's nextCursor on (typescript-sdk issue 2352), so a network would come in one answer however
+ * large. It replaces McpServer's: resources with fixed URIs registered on the same server are not listed; clients read
+ * them by URI.
  */
 export function registerContactResources(server: McpServer, deps: ContactResourcesDependencies): void {
   server.registerResource(
@@ -75,7 +76,7 @@ export function registerContactResources(server: McpServer, deps: ContactResourc
       description:
         'One contact of your network as JSON, exactly as GET /api/v1/contacts lists it. The id of a duplicate that was ' +
         'merged gives the contact it was merged into: the content then has that contact’s URI and `_meta.merged_from` ' +
-        'names the id asked for. A contact larger than 32 KB leaves out its largest fields, named in `_meta.omitted_fields`.',
+        'names the id asked for. A contact larger than 32 KiB leaves out its largest fields, named in `_meta.omitted_fields`.',
       mimeType: JSON_MIME_TYPE,
       cacheHint: CONTACT_RESOURCE_CACHE,
     },
