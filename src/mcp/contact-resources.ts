@@ -49,6 +49,11 @@ export interface ContactResourcesDependencies {
   onError: (error: unknown) => void;
   /** Signs and checks the listing's cursors. */
   serviceKey: ServiceKeySource;
+  /**
+   * The entries of the resources with fixed URIs registered on the same server (such as an MCP Apps page), listed
+   * ahead of the contacts on the first page: this module's resources/list replaces McpServer's, which listed them.
+   */
+  fixedResources?: readonly Resource[];
 }
 
 /** `contacts://contact/<id>`: the resource of one contact. */
@@ -64,8 +69,8 @@ export function contactUri(id: string): string {
  *
  * resources/list is this module's handler, not McpServer's: McpServer's (SDK 2.4.0) neither reads the request's cursor
  * nor passes a template's nextCursor on (typescript-sdk issue 2352), so a network would come in one answer however
- * large. It replaces McpServer's: resources with fixed URIs registered on the same server are not listed; clients read
- * them by URI.
+ * large. It replaces McpServer's: resources with fixed URIs registered on the same server are listed only when given
+ * as `fixedResources`.
  */
 export function registerContactResources(server: McpServer, deps: ContactResourcesDependencies): void {
   server.registerResource(
@@ -127,20 +132,23 @@ function contactContents({ contact, mergedFrom }: FoundContact): ReadResourceRes
   };
 }
 
-/** One page of the owner's listing after the cursor's contact (from the first without one), within the size budget. */
+/**
+ * One page of the owner's listing after the cursor's contact (from the first, after the fixed resources, without one),
+ * within the size budget.
+ */
 async function listPage(deps: ContactResourcesDependencies, ownerId: string, cursor: string | undefined): Promise<ListResourcesResult> {
   const key = deps.serviceKey.current() ?? (await deps.serviceKey.ready());
   const after = cursor === undefined ? null : decodeListingCursor(cursor, ownerId, key);
+  const fixed = after === null ? (deps.fixedResources ?? []) : [];
   // One more than a page, so that the last page says it is the last.
   const { contacts } = await readListedAfter(deps.contacts, ownerId, after, RESOURCE_PAGE_SIZE + 1);
-  const page = contacts.slice(0, RESOURCE_PAGE_SIZE);
-  const resources = fittingPrefix(
-    page.map((listed) => listingEntry(JSON.parse(listed.json) as Contact)),
-    RESULT_BUDGET_BYTES,
+  const listed = fittingPrefix(
+    contacts.slice(0, RESOURCE_PAGE_SIZE).map((contact) => listingEntry(JSON.parse(contact.json) as Contact)),
+    RESULT_BUDGET_BYTES - Buffer.byteLength(JSON.stringify(fixed)),
   );
-  const last = contacts[resources.length - 1];
-  const more = resources.length < contacts.length && last !== undefined;
-  return { resources, ...(more ? { nextCursor: encodeListingCursor(last.key, ownerId, key) } : {}) };
+  const last = contacts[listed.length - 1];
+  const more = listed.length < contacts.length && last !== undefined;
+  return { resources: [...fixed, ...listed], ...(more ? { nextCursor: encodeListingCursor(last.key, ownerId, key) } : {}) };
 }
 
 function listingEntry(contact: Contact): Resource {

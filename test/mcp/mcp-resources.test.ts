@@ -25,6 +25,9 @@ const MODES = [
   { name: 'the client’s default (2025)', options: {}, modern: false },
 ];
 
+/** A resource with a fixed URI beside the contacts, as an MCP Apps page is. */
+const CARDS_PAGE = { uri: 'ui://contacts/cards.html', name: 'contact-cards', mimeType: 'text/html;profile=mcp-app' };
+
 /** A JSON-RPC exchange as the client saw it on the wire. */
 interface Exchange {
   method: string;
@@ -64,7 +67,9 @@ describeEachBackend('MCP contact resources', (db) => {
   const unexpected: unknown[] = [];
 
   const handlers: McpHttpHandler[] = [];
-  function handlerFor(ownerOf: () => Promise<string>, store: Store = db().store): McpHttpHandler {
+  /** An MCP endpoint with the contact resources of `ownerOf`'s owner; `withCardsPage` adds a resource with a fixed URI. */
+  function handlerFor(ownerOf: () => Promise<string>, options: { store?: Store; withCardsPage?: boolean } = {}): McpHttpHandler {
+    const store = options.store ?? db().store;
     const serviceKey = serviceKeyFrom(store.oauth);
     const handler = createMcpHandler(
       () => {
@@ -74,7 +79,13 @@ describeEachBackend('MCP contact resources', (db) => {
           owner: ownerOf,
           onError: (error) => unexpected.push(error),
           serviceKey,
+          ...(options.withCardsPage ? { fixedResources: [CARDS_PAGE] } : {}),
         });
+        if (options.withCardsPage) {
+          server.registerResource(CARDS_PAGE.name, CARDS_PAGE.uri, { mimeType: CARDS_PAGE.mimeType }, (uri) => ({
+            contents: [{ uri: uri.href, mimeType: CARDS_PAGE.mimeType, text: '<!doctype html>' }],
+          }));
+        }
         return server;
       },
       { responseMode: 'json' },
@@ -328,6 +339,24 @@ describeEachBackend('MCP contact resources', (db) => {
     });
   });
 
+  describe('beside a resource with a fixed URI', () => {
+    it('lists it first, on the first page only, and still reads it', async () => {
+      const { client } = await connect(
+        handlerFor(async () => owner.id, { withCardsPage: true }),
+        MODES[0]!,
+      );
+      const first = await listPage(client);
+      expect(first.resources[0]).toEqual(CARDS_PAGE);
+      const second = await listPage(client, first.nextCursor);
+      expect(second.resources.map((resource) => resource.uri)).not.toContain(CARDS_PAGE.uri);
+      const { resources } = await client.listResources();
+      expect(resources.map((resource) => resource.uri)).toEqual([CARDS_PAGE.uri, ...restListing.map((contact) => contactUri(contact.id))]);
+      const { contents } = await client.readResource({ uri: CARDS_PAGE.uri });
+      expect(contents).toEqual([{ uri: CARDS_PAGE.uri, mimeType: CARDS_PAGE.mimeType, text: '<!doctype html>' }]);
+      await client.close();
+    });
+  });
+
   describe('when the caller is refused or the store fails', () => {
     it('answers a revoked key with -32600 and its public message, and a failure with -32603 alone', async () => {
       const refused = handlerFor(async () => {
@@ -342,7 +371,9 @@ describeEachBackend('MCP contact resources', (db) => {
       await client.close();
 
       const broken = new Error('connection reset by peer');
-      const failing = handlerFor(async () => owner.id, overrideStore(db().store, { contacts: { get: () => Promise.reject(broken) } }));
+      const failing = handlerFor(async () => owner.id, {
+        store: overrideStore(db().store, { contacts: { get: () => Promise.reject(broken) } }),
+      });
       const { client: failingClient } = await connect(failing, MODES[0]!);
       const error = await failingClient.readResource({ uri: contactUri(ada.id) }).catch((thrown: unknown) => thrown);
       expect(error).toMatchObject({ code: -32603, message: expect.stringContaining('Internal server error') });
