@@ -150,8 +150,10 @@ describeEachBackend('MCP contact resources', (db) => {
     app = await buildTestApp(store);
     restListing = [];
     for (let offset = 0; ; offset += 100) {
-      const page = listContacts(app, ownerKey, `limit=100&offset=${offset}`);
-      const { data, pagination } = (await page).json<{ data: Contact[]; pagination: { nextOffset: number | null } }>();
+      const page = await listContacts(app, ownerKey, `limit=100&offset=${offset}`);
+      const { data, pagination } = page.json<{ data: Contact[]; pagination: { nextOffset: number | null } }>();
+      // Each contact's JSON re-serialized is the bytes REST sent, so comparing a read with it compares bytes.
+      expect(page.body).toContain(JSON.stringify(data));
       restListing.push(...data);
       if (pagination.nextOffset === null) break;
     }
