@@ -3,6 +3,7 @@ import { InputError, PublicError } from './errors.js';
 import { canonicalId } from './ids.js';
 import type { SortKey } from './pagination.js';
 import type { ServiceKey } from './service-key.js';
+import { tokenFieldsOf } from './token-fields.js';
 
 export const CHANGES_LIMIT_MIN = 1;
 export const CHANGES_LIMIT_MAX = 1000;
@@ -85,14 +86,9 @@ export function decodeSyncToken(text: string, key: ServiceKey): SyncToken {
 
 /** The fields of a signed token; null when they are not what encodeSyncToken writes. */
 function tokenOf(payload: string): SyncToken | null {
-  let fields: unknown;
-  try {
-    fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    return null;
-  }
-  if (!Array.isArray(fields) || (fields.length !== 4 && fields.length !== 6)) return null;
-  const [owner, seq, after, issuedAt, createdAt, listedId] = fields as unknown[];
+  const fields = tokenFieldsOf(payload);
+  if (fields === null || (fields.length !== 4 && fields.length !== 6)) return null;
+  const [owner, seq, after, issuedAt, createdAt, listedId] = fields;
   const wellFormed =
     typeof owner === 'string' &&
     HEX_ID.test(owner) &&

@@ -43,6 +43,7 @@ export function contactTitle(contact: Partial<Contact>): string {
   return `${contact.name ?? contact.email ?? '(no name)'}${role === '' ? '' : ` — ${role}`}`;
 }
 
-function roleOf(contact: Partial<Contact>): string {
+/** `Analyst, Engines Ltd`: the contact's title and company, as far as they are set. */
+export function roleOf(contact: Partial<Contact>): string {
   return [contact.title, contact.company].filter((part) => part !== null && part !== undefined && part !== '').join(', ');
 }
