@@ -30,13 +30,14 @@ const CONTACT_CARDS_UI = {
  * in src/mcp/ and in dist/mcp/.
  */
 const PAGE_FILE = new URL('../../dist/mcp/contact-cards.html', import.meta.url);
+const NOT_BUILT = `The contact cards page is not built (${PAGE_FILE.pathname}): npm run build builds it (scripts/build-contact-cards.mjs).`;
 let page: string | undefined;
 
 function contactCardsPage(): string {
   try {
     page ??= readFileSync(PAGE_FILE, 'utf8');
   } catch (error) {
-    throw new Error(`The contact cards page is not built (${PAGE_FILE.pathname}): run npm run build.`, { cause: error });
+    throw new Error(NOT_BUILT, { cause: error });
   }
   return page;
 }
