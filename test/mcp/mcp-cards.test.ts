@@ -187,8 +187,14 @@ describe.runIf(!skipBrowser('contact cards browser test'))(
         return [style.backgroundColor, style.color];
       });
 
-    async function show(title: string, result: CallToolResult, parent = 'shown', theme = 'light'): Promise<FrameLocator> {
-      await page.evaluate((args) => (globalThis as any).showCards(args), { title, page: cardsPage, result, theme, parent });
+    /** Shows `result` in a new frame, the host telling the page `hostContext` (McpUiHostContext: theme, style variables). */
+    async function show(
+      title: string,
+      result: CallToolResult,
+      parent = 'shown',
+      hostContext: object = { theme: 'light' },
+    ): Promise<FrameLocator> {
+      await page.evaluate((args) => (globalThis as any).showCards(args), { title, page: cardsPage, result, hostContext, parent });
       const shown = frame(title);
       await shown.locator('.people').waitFor();
       return shown;
@@ -321,10 +327,19 @@ describe.runIf(!skipBrowser('contact cards browser test'))(
       await expect(shown.locator('img, b').count()).resolves.toBe(0);
     });
 
-    it('is readable in the dark: the host’s dark theme gives a dark page with light text', async () => {
-      const shown = await show('dark', results.search_contacts!, 'aside', 'dark');
-      await expect(colours(shown)).resolves.toEqual(['rgb(31, 31, 31)', 'rgb(237, 237, 237)']);
+    it('is readable in the dark: the host’s dark theme, or else the system’s, gives a dark page with light text', async () => {
+      const dark = ['rgb(31, 31, 31)', 'rgb(237, 237, 237)'];
+      await expect(colours(await show('dark', results.search_contacts!, 'aside', { theme: 'dark' }))).resolves.toEqual(dark);
       await expect(colours(frame('search_contacts'))).resolves.toEqual(['rgb(255, 255, 255)', 'rgb(28, 28, 28)']);
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await expect(colours(await show('no theme, a dark system', results.search_contacts!, 'aside', {}))).resolves.toEqual(dark);
+      await page.emulateMedia({ colorScheme: 'light' });
+    });
+
+    it('takes the host’s colours when the host sends its style variables', async () => {
+      const variables = { '--color-background-primary': 'rgb(250, 240, 230)', '--color-text-primary': 'rgb(40, 30, 20)' };
+      const shown = await show('host styles', results.search_contacts!, 'aside', { theme: 'light', styles: { variables } });
+      await expect(colours(shown)).resolves.toEqual(['rgb(250, 240, 230)', 'rgb(40, 30, 20)']);
     });
 
     it('fetched nothing from anywhere, and no policy refused anything', () => {

@@ -6,15 +6,15 @@ import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/
 /** The links the pages asked the host to open (ui/open-link). */
 window.openedLinks = [];
 
-/** Shows `page` in a new frame titled `title` under `parent`, hands it `result`, and resolves once it has it. */
-window.showCards = async ({ title, page, result, theme, parent }) => {
+/** Shows `page` in a new frame titled `title` under `parent` with `hostContext`, hands it `result`, and resolves once it has it. */
+window.showCards = async ({ title, page, result, hostContext, parent }) => {
   const frame = document.createElement('iframe');
   frame.setAttribute('sandbox', 'allow-scripts');
   frame.title = title;
   const caption = document.createElement('h2');
   caption.textContent = title;
   document.getElementById(parent).append(caption, frame);
-  const bridge = new AppBridge(null, { name: 'contacts-cards-test-host', version: '1.0.0' }, { openLinks: {} }, { hostContext: { theme } });
+  const bridge = new AppBridge(null, { name: 'contacts-cards-test-host', version: '1.0.0' }, { openLinks: {} }, { hostContext });
   bridge.onopenlink = async ({ url }) => {
     window.openedLinks.push(url);
     return {};
