@@ -196,7 +196,7 @@ describe.runIf(!skipBrowser('contact cards browser test'))(
     ): Promise<FrameLocator> {
       await page.evaluate((args) => (globalThis as any).showCards(args), { title, page: cardsPage, result, hostContext, parent });
       const shown = frame(title);
-      await shown.locator('.people').waitFor();
+      await shown.locator('main[aria-busy="false"]').waitFor({ state: 'attached' });
       return shown;
     }
 
@@ -325,6 +325,14 @@ describe.runIf(!skipBrowser('contact cards browser test'))(
       expect(await texts(shown, '.name')).toEqual([HOSTILE_NAME]);
       expect(await texts(shown, '.tag')).toEqual(['<b>bold</b>']);
       await expect(shown.locator('img, b').count()).resolves.toBe(0);
+    });
+
+    it('draws a failed call as its message', async () => {
+      const failed = await call('get_contact', { id: '0190a1b2-0000-7000-8000-0000000000ff' });
+      expect(failed.isError).toBe(true);
+      const shown = await show('not found', failed, 'aside');
+      expect(await texts(shown, '.note')).toEqual(['Contact not found']);
+      await expect(shown.locator('.card').count()).resolves.toBe(0);
     });
 
     it('is readable in the dark: the host’s dark theme, or else the system’s, gives a dark page with light text', async () => {

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { cardsOf, mailtoOf, telOf } from '../../src/mcp/cards/people.js';
+import { cardsOf, failedCallView, mailtoOf, telOf } from '../../src/mcp/cards/people.js';
 
-const ADA = { id: 'a', name: 'Ada Lovelace', title: null, company: 'Analytical Engines', email: 'ada@example.com', phone: null, tags: ['math'] };
+const ADA = {
+  id: 'a',
+  name: 'Ada Lovelace',
+  title: null,
+  company: 'Analytical Engines',
+  email: 'ada@example.com',
+  phone: null,
+  tags: ['math'],
+};
 
 describe('the contact cards’ reading of a tool result', () => {
   it('links a plain address only: an address carrying a query or markup stays text', () => {
@@ -47,8 +55,10 @@ describe('the contact cards’ reading of a tool result', () => {
     expect(cardsOf({ ...changes, data: [] }).notes).toEqual(['No changes.']);
   });
 
-  it('draws nothing but a note from a result without structured content', () => {
+  it('draws nothing but a note from a result without structured content, or from a failed call', () => {
     expect(cardsOf(undefined)).toEqual({ notes: ['This result has no contacts to show.'], cards: [] });
+    expect(failedCallView([{ type: 'text', text: 'Contact not found' }])).toEqual({ notes: ['Contact not found'], cards: [] });
+    expect(failedCallView([])).toEqual({ notes: ['The tool call failed.'], cards: [] });
   });
 
   it('keeps only strings of a contact: a value of another type is left out, not drawn as "[object Object]"', () => {

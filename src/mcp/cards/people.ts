@@ -103,6 +103,11 @@ export function cardsOf(structuredContent: unknown): CardsView {
   return listView(structuredContent);
 }
 
+/** A failed call's message (its first text block), as the one note. */
+export function failedCallView(content: readonly { type: string; text?: string }[]): CardsView {
+  return { notes: [content.find((block) => block.type === 'text')?.text ?? 'The tool call failed.'], cards: [] };
+}
+
 /** The mailto: link of an address, or null when it is not a plain address (a link must not smuggle headers in). */
 export function mailtoOf(email: string): string | null {
   return /^[^\s@?&#<>"]+@[^\s@?&#<>"]+$/.test(email) ? `mailto:${email}` : null;

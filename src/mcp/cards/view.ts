@@ -10,7 +10,7 @@ import {
   PostMessageTransport,
   type McpUiHostContext,
 } from '@modelcontextprotocol/ext-apps';
-import { cardsOf, mailtoOf, telOf, type Card, type CardsView } from './people.js';
+import { cardsOf, failedCallView, mailtoOf, telOf, type Card, type CardsView } from './people.js';
 
 const app = new App({ name: 'contacts-cards', version: '1.0.0' }, {});
 const root = document.getElementById('cards')!;
@@ -58,6 +58,7 @@ function draw({ notes, cards }: CardsView): void {
   const list = element('ul', 'people');
   list.append(...cards.map(cardElement));
   root.replaceChildren(...notes.map((note) => element('p', 'note', note)), list);
+  root.setAttribute('aria-busy', 'false');
 }
 
 function applyHostContext(context: McpUiHostContext): void {
@@ -65,12 +66,7 @@ function applyHostContext(context: McpUiHostContext): void {
   if (context.styles?.variables !== undefined) applyHostStyleVariables(context.styles.variables);
 }
 
-/** A failed call's message (its first text block). */
-function errorView(content: readonly { type: string; text?: string }[]): CardsView {
-  return { notes: [content.find((block) => block.type === 'text')?.text ?? 'The tool call failed.'], cards: [] };
-}
-
-app.ontoolresult = (result) => draw(result.isError === true ? errorView(result.content) : cardsOf(result.structuredContent));
+app.ontoolresult = (result) => draw(result.isError === true ? failedCallView(result.content) : cardsOf(result.structuredContent));
 app.onhostcontextchanged = applyHostContext;
 void app.connect(new PostMessageTransport(window.parent, window.parent)).then(() => {
   const context = app.getHostContext();
