@@ -255,7 +255,9 @@ describe.runIf(!skipBrowser('contact cards browser test'))(
       const changes = { since, data, next_since: feed.next_since, has_more: feed.has_more };
       results.list_changes = { structuredContent: changes, content: [{ type: 'text', text: JSON.stringify(changes) }] };
 
-      cardsPage = await readCardsPage(await cardsClient()).then(({ html }) => html);
+      const pageClient = await cardsClient();
+      cardsPage = (await readCardsPage(pageClient)).html;
+      await pageClient.close();
       browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
       // Tall enough to show every frame: Chromium does not render a cross-origin frame out of view, so it would not resize.
       page = await browser.newPage({ viewport: { width: 800, height: 1600 } });
