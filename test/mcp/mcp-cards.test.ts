@@ -13,6 +13,8 @@ import { chromium, type Browser, type FrameLocator, type Page } from 'playwright
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleForBrowser } from '../../scripts/browser-bundle.mjs';
 import { CONTACT_CARDS_TOOL_META, CONTACT_CARDS_URI, MCP_APP_MIME_TYPE, registerContactCards } from '../../src/mcp/contact-cards.js';
+import { CALL_RESERVATION_BYTES } from '../../src/mcp/inflight-bytes.js';
+import { MCP_RESPONSE_LIMIT_BYTES } from '../../src/mcp/route.js';
 import { bearer, buildTestApp } from '../support/app.js';
 import { createTestDatabase, describeEachBackend } from '../support/backends.js';
 import { CHROMIUM, CHROMIUM_ARGS, skipBrowser } from '../support/chromium.js';
@@ -102,6 +104,11 @@ describe('ui://contacts/cards.html over 2026-07-28', () => {
     expect(html).not.toMatch(/\b(?:src|href|action|srcset)\s*=\s*["']?\s*(?:https?:)?\/\//i);
     expect(html).not.toMatch(/<(?:link|img|iframe|object|embed|base)\b/i);
     expect(styles[0]![2]).not.toMatch(/@import|url\(/);
+  });
+
+  it('fits one /mcp response beside the largest answer of a tool call', async () => {
+    const { html } = await readCardsPage(client);
+    expect(Buffer.byteLength(JSON.stringify(html))).toBeLessThan(MCP_RESPONSE_LIMIT_BYTES - CALL_RESERVATION_BYTES);
   });
 });
 
