@@ -109,7 +109,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js', 'test/failure/fixtures/*.mjs', 'scripts/*.mjs'] },
+        projectService: {
+          allowDefaultProject: ['eslint.config.js', 'test/failure/fixtures/*.mjs', 'scripts/*.mjs', 'test/mcp/cards-host/*.mjs'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -194,6 +196,11 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: globals.node },
+  },
+  {
+    // The contact cards test's host page runs in Chromium.
+    files: ['test/mcp/cards-host/*.mjs'],
+    languageOptions: { globals: globals.browser },
   },
   {
     files: ['test/**', 'bench/**', 'packages/*/test/**'],

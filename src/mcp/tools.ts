@@ -4,6 +4,7 @@ import { paginationOf } from '../domain/pagination.js';
 import { explainSearch } from '../domain/search-explanation.js';
 import { getContact, listContacts, searchContacts, type ContactReader } from '../operations/contacts.js';
 import { COMPACT_FIELDS, projectContact } from './contact-fields.js';
+import { CONTACT_CARDS_TOOL_META } from './contact-cards.js';
 import { fittingPrefix, RESULT_BUDGET_BYTES, withoutLargestFields } from './result-budget.js';
 import {
   GetContactInput,
@@ -45,6 +46,7 @@ export function registerContactTools(server: McpServer, deps: Omit<ContactToolsD
       inputSchema: ListContactsInput,
       outputSchema: ListContactsOutput,
       annotations: { title: 'List contacts', ...READ_ONLY },
+      _meta: CONTACT_CARDS_TOOL_META,
     },
     ({ limit, offset, fields }) =>
       run(async (ownerId) => {
@@ -76,6 +78,7 @@ export function registerContactTools(server: McpServer, deps: Omit<ContactToolsD
       inputSchema: GetContactInput,
       outputSchema: GetContactOutput,
       annotations: { title: 'Get a contact', ...READ_ONLY },
+      _meta: CONTACT_CARDS_TOOL_META,
     },
     ({ id, fields }) =>
       run(async (ownerId) => {
@@ -110,6 +113,7 @@ export function registerContactTools(server: McpServer, deps: Omit<ContactToolsD
       inputSchema: SearchContactsInput,
       outputSchema: SearchContactsOutput,
       annotations: { title: 'Search contacts', ...READ_ONLY },
+      _meta: CONTACT_CARDS_TOOL_META,
     },
     ({ query, limit, fields }) =>
       run(async (ownerId) => {

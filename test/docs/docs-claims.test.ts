@@ -11,7 +11,9 @@ const DOCS = [
   'README.md',
   'packages/client/README.md',
   'src/store/README.md',
-  ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`),
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
 ];
 const MIB = 1024 * 1024;
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');

@@ -1,30 +1,13 @@
-import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../../src/http/routes/docs.js';
 import { buildTestApp } from '../support/app.js';
 import { createTestDatabase } from '../support/backends.js';
+import { CHROMIUM, CHROMIUM_ARGS, skipBrowser } from '../support/chromium.js';
 import { listenOnFreePort } from '../support/listen.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOT = '/tmp/contacts-api-docs.png';
-
-function skipBrowser(): boolean {
-  if (existsSync(CHROMIUM) || process.env.CI === 'true') return false;
-  console.warn(`\n*** /docs browser test: SKIPPED — no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH). ***\n`);
-  return true;
-}
 
 describe('GET /docs', () => {
   let app: FastifyInstance;
@@ -77,7 +60,7 @@ describe('GET /docs', () => {
   });
 });
 
-describe.runIf(!skipBrowser())('GET /docs in headless Chromium', () => {
+describe.runIf(!skipBrowser('/docs browser test'))('GET /docs in headless Chromium', () => {
   let app: FastifyInstance;
   let dispose: () => Promise<void>;
   let browser: Browser;
