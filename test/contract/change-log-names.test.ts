@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { InputError } from '../../src/domain/errors.js';
+import { createWebhook } from '../../src/operations/webhooks.js';
 import type { ChangeRecord, Store, User } from '../../src/store/store.js';
 import { describeEachBackend } from '../support/backends.js';
 import { openOtherConnection, type OtherConnection } from '../support/other-connection.js';
 import { contactRecord, createUser } from '../support/seed.js';
+import { rejection } from '../support/thrown.js';
 
 /** A record as a reader that names its changes sees it: id, kind, and the names it carries. */
 function named(record: ChangeRecord) {
@@ -101,5 +104,13 @@ describeEachBackend('Store contract: names in the change log', (db) => {
     expect(await store.contacts.positionAt(owner.id, time)).toBeNull();
     const log = await store.contacts.changeLog(owner.id);
     expect(await store.contacts.positionAt(owner.id, afterTruncate)).toEqual({ seq: log.currentSeq, after: null });
+    // A webhook cannot start from there either: it would never deliver the removals.
+    const policy = { allowPrivate: false, retentionMs: 86_400_000 };
+    const refused = await rejection(
+      createWebhook(store, { user: owner.id, url: 'https://hooks.example.com/', since: time }, policy),
+      InputError,
+    );
+    expect(refused.message).toMatch(/^since is before the change log was last cleared \(contacts were truncated\)/);
+    await createWebhook(store, { user: owner.id, url: 'https://hooks.example.com/', since: afterTruncate }, policy);
   });
 });
