@@ -178,7 +178,9 @@ export const looksLikeTime = (text: string): boolean => /^\d{4}-\d{2}-\d{2}/.tes
 export function parseChangesTime(name: string, text: string, now: number): number {
   const time = ISO_DATE_TIME.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(time)) {
-    throw new InputError(`${name} must be an ISO 8601 date-time such as 2026-01-31T09:00:00Z; got ${JSON.stringify(text)}`);
+    throw new InputError(
+      `${name} must be an ISO 8601 date-time with a time zone, such as 2026-01-31T09:00:00Z; got ${JSON.stringify(text)}`,
+    );
   }
   if (time > now) throw new InputError(`${name} must not be in the future; got ${JSON.stringify(text)}`);
   return time;

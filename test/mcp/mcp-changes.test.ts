@@ -211,7 +211,8 @@ describeEachBackend('MCP list_changes (2026-07-28 client)', (db) => {
       ['not-a-token', /^"since" must be "0", a next_since token that list_changes .* or an ISO 8601 time such as 2026-11-21T00:00:00Z$/],
       [altered, /^"since" was altered \(its signature does not match\)/],
       [`${keyId}.${payload}`, /^"since" carries no signature/],
-      ['2026-11-21', /^"since" must be an ISO 8601 date-time such as 2026-01-31T09:00:00Z; got "2026-11-21"$/],
+      ['2026-11-21', /^"since" must be an ISO 8601 date-time with a time zone, such as 2026-01-31T09:00:00Z; got "2026-11-21"$/],
+      ['2026-11-21T00:00:00', /^"since" must be an ISO 8601 date-time with a time zone/],
       [new Date(Date.now() + 3_600_000).toISOString(), /^"since" must not be in the future/],
       [new Date(Date.now() - RETENTION_MS - 60_000).toISOString(), START_AGAIN],
     ];
