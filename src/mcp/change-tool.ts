@@ -148,7 +148,11 @@ function summaryLines(
 ): string[] {
   const count = (type: ChangeEntry['type']) => answer.data.filter((entry) => entry.type === type).length;
   const from =
-    answer.since === SINCE_BEGINNING ? 'from the beginning' : looksLikeTime(answer.since) ? `since ${answer.since}` : 'since the token';
+    answer.since === SINCE_BEGINNING
+      ? 'from the beginning'
+      : looksLikeTime(answer.since)
+        ? `since ${answer.since}`
+        : 'since the given next_since';
   const heading =
     answer.data.length === 0
       ? `No changes ${from}.`

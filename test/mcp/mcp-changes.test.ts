@@ -108,6 +108,10 @@ describeEachBackend('MCP list_changes (2026-07-28 client)', (db) => {
     expect(tool.inputSchema.required).toEqual(['since']);
     expect(tool.inputSchema.properties!.limit).toMatchObject({ minimum: 1, maximum: CHANGES_LIMIT_MAX });
     expect(Object.keys(tool.outputSchema!.properties!)).toEqual(['since', 'data', 'next_since', 'has_more', 'truncated']);
+    expect(tool.inputSchema.additionalProperties, 'unknown arguments are refused').toBe(false);
+    // Portable, as the other tools' (the Inspector's --strict): no `type` array, no schema without a keyword.
+    expect(JSON.stringify(tool.outputSchema)).not.toMatch(/"type":\[/);
+    expect(JSON.stringify(tool.outputSchema)).not.toMatch(/"(additionalProperties|items)":\{\}/);
   });
 
   it('since=0 walks every contact, then follows the changes made meanwhile, nothing lost or repeated over pages', async () => {
@@ -181,6 +185,7 @@ describeEachBackend('MCP list_changes (2026-07-28 client)', (db) => {
     expect(text).toContain(`merged: Ada L. (id ${duplicate}) into Ada Lovelace (id ${survivor})`);
     expect(text).toContain(`deleted: Charles Babbage (id ${gone})`);
     expect(text).toContain(`call list_changes later with since="${answer.next_since}"`);
+    expect(JSON.parse((result.content[1] as { text: string }).text)).toEqual(result.structuredContent);
     // A time with an offset names the same instant.
     const offset = new Date(Date.parse(time) + 2 * 3_600_000).toISOString().replace('Z', '+02:00');
     expect((await changes(client, { since: offset })).data.map((change) => change.id)).toEqual([joined, duplicate, gone]);
