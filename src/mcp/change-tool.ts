@@ -90,16 +90,23 @@ export function registerChangeTool(server: McpServer, deps: ChangeToolDependenci
           throw error;
         }
         const entries = page.changes.map((change) => changeEntry(change, fields ?? COMPACT_FIELDS));
-        const kept = fittedEntries(entries);
-        const truncated = kept.length < entries.length;
-        const next = truncated ? page.nextAfter(kept.length) : page.next;
-        const hasMore = truncated || page.hasMore;
+        const { kept, omitted } = fittedEntries(entries);
+        const cut = kept.length < entries.length;
+        const next = cut ? page.nextAfter(kept.length) : page.next;
+        const hasMore = cut || page.hasMore;
         const nextSince = encodeSyncToken(next, key);
+        const truncated = cut || omitted.length > 0;
         const structured = { since: answered, data: kept, next_since: nextSince, has_more: hasMore, truncated };
+        const budgetNote = [
+          ...(cut ? [`Cut from ${entries.length} changes to fit the size budget.`] : []),
+          ...(omitted.length === 0
+            ? []
+            : [`Left out of ${kept[0]!.id} to fit the size budget: ${omitted.join(', ')}; ask get_contact for each alone with fields.`]),
+        ];
         return {
           structuredContent: structured,
           content: [
-            { type: 'text', text: summaryLines(structured, entries.length).join('\n') },
+            { type: 'text', text: summaryLines(structured, budgetNote).join('\n') },
             { type: 'text', text: JSON.stringify(structured) },
           ],
         };
@@ -130,21 +137,21 @@ function changeEntry(change: FeedChange, fields: readonly ContactFieldName[]): C
  * The longest prefix of the entries within the budget; at least the first, its contact's largest fields left out
  * when it alone is too large, so that a walk always moves on.
  */
-function fittedEntries(entries: ChangeEntry[]): ChangeEntry[] {
+function fittedEntries(entries: ChangeEntry[]): { kept: ChangeEntry[]; omitted: string[] } {
   const kept = fittingPrefix(entries, RESULT_BUDGET_BYTES);
   const [first] = entries;
-  if (kept.length > 0 || first?.contact === undefined) return kept;
+  if (kept.length > 0 || first?.contact === undefined) return { kept, omitted: [] };
   const overhead = Buffer.byteLength(JSON.stringify({ ...first, contact: {} }));
-  const { value } = withoutLargestFields(first.contact, RESULT_BUDGET_BYTES - overhead, ['id', 'name']);
-  return [{ ...first, contact: value }];
+  const { value, omitted } = withoutLargestFields(first.contact, RESULT_BUDGET_BYTES - overhead, ['id', 'name']);
+  return { kept: [{ ...first, contact: value }], omitted };
 }
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
-/** A summary line, one line per change, and what to do next. */
+/** A summary line, what the size budget left out, one line per change, and what to do next. */
 function summaryLines(
-  answer: { since: string; data: ChangeEntry[]; next_since: string; has_more: boolean; truncated: boolean },
-  read: number,
+  answer: { since: string; data: ChangeEntry[]; next_since: string; has_more: boolean },
+  budgetNote: string[],
 ): string[] {
   const count = (type: ChangeEntry['type']) => answer.data.filter((entry) => entry.type === type).length;
   const from =
@@ -157,12 +164,11 @@ function summaryLines(
     answer.data.length === 0
       ? `No changes ${from}.`
       : `${plural(answer.data.length, 'change', 'changes')} ${from}: ${count('upsert')} new or updated, ${count('merge')} merged, ` +
-        `${count('delete')} deleted` +
-        (answer.truncated ? ` (cut from ${read} to fit the size budget).` : '.');
+        `${count('delete')} deleted.`;
   const next = answer.has_more
     ? `More changes wait: call list_changes with since="${answer.next_since}".`
     : `Up to date. For the changes from now on, call list_changes later with since="${answer.next_since}".`;
-  return [heading, ...answer.data.map(changeLine), next];
+  return [heading, ...budgetNote, ...answer.data.map(changeLine), next];
 }
 
 function changeLine(entry: ChangeEntry): string {

@@ -63,10 +63,10 @@ describeEachBackend('MCP list_changes (2026-07-28 client)', (db) => {
     return result.structuredContent as unknown as Answer;
   }
   /** Every answer from `since` while has_more, and the last next_since. */
-  async function follow(client: Client, since: string, limit: number) {
+  async function follow(client: Client, since: string, limit: number, args: Record<string, unknown> = {}) {
     const answers: Answer[] = [];
     for (let next = since; ;) {
-      const answer = await changes(client, { since: next, limit });
+      const answer = await changes(client, { ...args, since: next, limit });
       answers.push(answer);
       next = answer.next_since;
       if (!answer.has_more) return { answers, next };
@@ -255,10 +255,46 @@ describeEachBackend('MCP list_changes (2026-07-28 client)', (db) => {
     expect(answer.has_more).toBe(true);
     expect(answer.data.length).toBeLessThan(ids.length);
     expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThan(RESULT_BUDGET_BYTES + 1_000);
-    expect(textOf(first)).toContain(`(cut from ${ids.length} to fit the size budget)`);
+    expect(textOf(first)).toContain(`Cut from ${ids.length} changes to fit the size budget.`);
     const rest = await follow(client, answer.next_since, CHANGES_LIMIT_MAX);
     // One import is one change of each contact, in the log's order: each comes once.
     const seen = [answer, ...rest.answers].flatMap((each) => each.data.map((change) => change.id));
     expect(seen.sort()).toEqual([...ids].sort());
+  });
+
+  it('cuts a walk from since=0 to the budget too, and a contact past it alone loses its largest fields', async () => {
+    const walker = await createUser(store);
+    const base = Date.parse('2024-06-01T00:00:00.000Z');
+    const ids = Array.from({ length: 10 }, () => randomUUID());
+    await store.contacts.importContacts(
+      walker.id,
+      ids.map((id, i) =>
+        contactRecord(
+          {
+            name: `Large ${i}`,
+            enrichment: { summary: 'x'.repeat(i === 0 ? 40_000 : 8_000) },
+            created_at: new Date(base + i * 60_000).toISOString(),
+          },
+          id,
+        ),
+      ),
+    );
+    const walkerClient = await connect(walker);
+    const { answers } = await follow(walkerClient, '0', CHANGES_LIMIT_MAX, { fields: ['name', 'enrichment'] });
+    // The first contact alone is past the budget: it comes alone, without its enrichment.
+    expect(answers[0]!.data).toEqual([expect.objectContaining({ id: ids[0], contact: { id: ids[0], name: 'Large 0' } })]);
+    expect(answers[0]!.truncated).toBe(true);
+    const alone = await call(walkerClient, { since: '0', limit: 1, fields: ['name', 'enrichment'] });
+    expect((alone.structuredContent as unknown as Answer).truncated).toBe(true);
+    expect(textOf(alone)).toContain(
+      `Left out of ${ids[0]} to fit the size budget: enrichment; ask get_contact for each alone with fields.`,
+    );
+    expect(answers.length).toBeGreaterThan(2);
+    for (const answer of answers) expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThan(RESULT_BUDGET_BYTES + 1_000);
+    // In list order, each once, the others whole.
+    expect(answers.flatMap((answer) => answer.data.map((change) => change.id))).toEqual(ids);
+    expect(answers.slice(1).flatMap((answer) => answer.data.map((change) => change.contact!.enrichment))).toEqual(
+      Array.from({ length: 9 }, () => ({ summary: 'x'.repeat(8_000) })),
+    );
   });
 });
