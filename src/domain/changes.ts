@@ -186,6 +186,9 @@ export function parseChangesTime(name: string, text: string, now: number): numbe
   return time;
 }
 
+/** The retention (CHANGES_RETENTION_DAYS, in ms) in days, as error messages give it: `30`, or `0.5` in tests. */
+export const retentionDays = (retentionMs: number): number => Math.round((retentionMs / 86_400_000) * 100) / 100;
+
 /** Why the log no longer holds every change a reader is owed: kept too briefly, or cut short before its position. */
 export type ChangesLost = 'retention' | 'truncated';
 

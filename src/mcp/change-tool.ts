@@ -5,6 +5,7 @@ import {
   encodeSyncToken,
   looksLikeTime,
   parseChangesTime,
+  retentionDays,
   SINCE_BEGINNING,
   type SinceParameter,
 } from '../domain/changes.js';
@@ -50,9 +51,9 @@ const TYPE_OF: Record<FeedChange['state']['kind'], ChangeEntry['type']> = { list
  * continues right after the last change it holds.
  */
 export function registerChangeTool(server: McpServer, deps: ChangeToolDependencies, run: ChangeToolRunner): void {
-  const retentionDays = Math.round((deps.retentionMs / 86_400_000) * 100) / 100;
+  const keptDays = retentionDays(deps.retentionMs);
   const startAgain =
-    `"since" is further back than the change log reaches (it keeps ${retentionDays} days of changes), or from before ` +
+    `"since" is further back than the change log reaches (it keeps ${keptDays} days of changes), or from before ` +
     `it was cleared or from another database. Start again with since="${SINCE_BEGINNING}": every contact, then the changes made meanwhile.`;
   server.registerTool(
     'list_changes',
@@ -63,7 +64,7 @@ export function registerChangeTool(server: McpServer, deps: ChangeToolDependenci
         'updated contacts (upsert, with the contact), merged duplicates (merge, with merged_into and both names) and ' +
         'deleted contacts (delete, with the name they had). since is "0" (every contact, then what changed ' +
         'meanwhile), a next_since from a previous answer, or an ISO 8601 time ("who joined this week": the time 7 days ' +
-        `ago). Follow next_since while has_more is true; the log keeps ${retentionDays} days of changes.`,
+        `ago). Follow next_since while has_more is true; the log keeps ${keptDays} days of changes.`,
       inputSchema: ListChangesInput,
       outputSchema: ListChangesOutput,
       annotations: { title: 'List changes', ...READ_ONLY },

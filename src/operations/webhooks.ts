@@ -1,4 +1,4 @@
-import { parseChangesTime, type ChangePosition } from '../domain/changes.js';
+import { parseChangesTime, retentionDays, type ChangePosition } from '../domain/changes.js';
 import { ConflictError, InputError, NotFoundError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { checkWebhookUrl } from '../domain/webhook-url.js';
@@ -287,7 +287,7 @@ function webhookDescription(description: string | null | undefined): string | nu
 function timeWithinRetention(name: string, text: string, policy: Pick<WebhookPolicy, 'retentionMs'>, now: number): string {
   const time = parseChangesTime(name, text, now);
   if (now - time > policy.retentionMs) {
-    const days = Math.round((policy.retentionMs / 86_400_000) * 100) / 100;
+    const days = retentionDays(policy.retentionMs);
     throw new InputError(
       `${name} must be within the change log's retention (${days} days); got ${JSON.stringify(text)}: resync with the contact listing instead`,
     );
