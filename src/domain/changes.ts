@@ -36,9 +36,22 @@ export interface SyncToken extends ChangePosition {
   listedThrough: SortKey | null;
 }
 
-const NOT_A_TOKEN = 'Query parameter "since" must be 0 or a next_since token this API returned';
-const UNSIGNED = 'Query parameter "since" carries no signature: pass next_since exactly as this API returned it';
-const ALTERED = 'Query parameter "since" was altered (its signature does not match): pass next_since exactly as this API returned it';
+/** How a door names its `since` in errors, and what it accepts there. */
+export interface SinceParameter {
+  name: string;
+  accepted: string;
+}
+
+/** The REST feed's `since`. */
+export const SINCE_QUERY_PARAMETER: SinceParameter = {
+  name: 'Query parameter "since"',
+  accepted: '0 or a next_since token this API returned',
+};
+
+const notAToken = (since: SinceParameter) => `${since.name} must be ${since.accepted}`;
+const unsigned = (since: SinceParameter) => `${since.name} carries no signature: pass next_since exactly as this API returned it`;
+const altered = (since: SinceParameter) =>
+  `${since.name} was altered (its signature does not match): pass next_since exactly as this API returned it`;
 
 const SIGNATURE_PURPOSE = 'sync token';
 const SIGNATURE_BYTES = 16;
@@ -66,21 +79,22 @@ export function encodeSyncToken(token: SyncToken, key: ServiceKey): string {
  * Reads `since` (not `0`). 400 for what this API did not issue, or issued and someone edited; 410 for a token signed
  * with another key (another database's) or issued before tokens were signed: the client starts again from since=0.
  */
-export function decodeSyncToken(text: string, key: ServiceKey): SyncToken {
+export function decodeSyncToken(text: string, key: ServiceKey, since: SinceParameter = SINCE_QUERY_PARAMETER): SyncToken {
   const parts = SIGNED_TOKEN.exec(text);
   if (!parts) {
-    const unsigned = /^[A-Za-z0-9_-]{1,200}$/.test(text) && UNSIGNED_TOKEN_TEXT.test(Buffer.from(text, 'base64url').toString('latin1'));
-    if (unsigned) throw new PublicError(410, SYNC_TOKEN_EXPIRED_MESSAGE);
-    throw new InputError(NOT_A_TOKEN);
+    const beforeSigning =
+      /^[A-Za-z0-9_-]{1,200}$/.test(text) && UNSIGNED_TOKEN_TEXT.test(Buffer.from(text, 'base64url').toString('latin1'));
+    if (beforeSigning) throw new PublicError(410, SYNC_TOKEN_EXPIRED_MESSAGE);
+    throw new InputError(notAToken(since));
   }
   const [, keyId = '', payload = '', signature] = parts;
-  if (!signature) throw new InputError(UNSIGNED);
+  if (!signature) throw new InputError(unsigned(since));
   const token = tokenOf(payload);
   // Another key's signature cannot be checked here: a token that reads as one of ours is another database's (410),
   // anything else was never a token (400).
-  if (keyId !== key.id) throw token === null ? new InputError(NOT_A_TOKEN) : new PublicError(410, SYNC_TOKEN_EXPIRED_MESSAGE);
-  if (!key.verifies(SIGNATURE_PURPOSE, `${keyId}.${payload}`, signature, SIGNATURE_BYTES)) throw new InputError(ALTERED);
-  if (token === null) throw new InputError(NOT_A_TOKEN);
+  if (keyId !== key.id) throw token === null ? new InputError(notAToken(since)) : new PublicError(410, SYNC_TOKEN_EXPIRED_MESSAGE);
+  if (!key.verifies(SIGNATURE_PURPOSE, `${keyId}.${payload}`, signature, SIGNATURE_BYTES)) throw new InputError(altered(since));
+  if (token === null) throw new InputError(notAToken(since));
   return token;
 }
 
@@ -141,11 +155,35 @@ export interface ChangeLogState {
 }
 
 /** Another owner's token is a 400 that reads nothing. */
-export function assertTokenOwner(token: SyncToken, ownerId: string): void {
+export function assertTokenOwner(token: SyncToken, ownerId: string, since: SinceParameter = SINCE_QUERY_PARAMETER): void {
   if (token.ownerId !== canonicalId(ownerId)) {
-    throw new InputError('Query parameter "since" is a token of another API key\'s network');
+    throw new InputError(`${since.name} is a token of another API key's network`);
   }
 }
+
+/** A date and a time with a zone: what a `since` time accepts (Date.parse alone would read "2026" or "May 1"). */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/** Text that starts as a date: meant as a time, never a token (a token starts with its key's id and a dot). */
+export const looksLikeTime = (text: string): boolean => /^\d{4}-\d{2}-\d{2}/.test(text);
+
+/**
+ * A time to read the change log from (webhooks' `since`, MCP's list_changes): an ISO 8601 date-time with a zone, not
+ * in the future, as ms. InputError naming `name` otherwise. How far back the log reaches is the reader's to check.
+ */
+export function parseChangesTime(name: string, text: string, now: number): number {
+  const time = ISO_DATE_TIME.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(time)) {
+    throw new InputError(
+      `${name} must be an ISO 8601 date-time with a time zone, such as 2026-01-31T09:00:00Z; got ${JSON.stringify(text)}`,
+    );
+  }
+  if (time > now) throw new InputError(`${name} must not be in the future; got ${JSON.stringify(text)}`);
+  return time;
+}
+
+/** The retention (CHANGES_RETENTION_DAYS, in ms) in days, as error messages give it: `30`, or `0.5` in tests. */
+export const retentionDays = (retentionMs: number): number => Math.round((retentionMs / 86_400_000) * 100) / 100;
 
 /** Why the log no longer holds every change a reader is owed: kept too briefly, or cut short before its position. */
 export type ChangesLost = 'retention' | 'truncated';

@@ -19,7 +19,7 @@ import { COMPACT_FIELDS, CONTACT_FIELD_NAMES } from './contact-fields.js';
  */
 
 /** An integer within bounds, with one message for every way to miss them. */
-function boundedInteger(name: string, min: number, max: number, fallback: number, description: string) {
+export function boundedInteger(name: string, min: number, max: number, fallback: number, description: string) {
   const error = `"${name}" must be an integer from ${min} to ${max}`;
   return z.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback).describe(description);
 }
@@ -54,7 +54,7 @@ export const ContactOutput = z
   .object(Object.fromEntries(CONTACT_FIELDS.map((field) => [field.name, contactFieldOutput(field)])))
   .describe('A contact, as GET /api/v1/contacts returns it, with the fields asked for.');
 
-const FieldsInput = z
+export const FieldsInput = z
   .array(z.enum(CONTACT_FIELD_NAMES, { error: `each of "fields" must be one of ${CONTACT_FIELD_NAMES.join(', ')}` }))
   .min(1, { error: '"fields" must name at least one field' })
   .max(CONTACT_FIELD_NAMES.length)
@@ -64,7 +64,7 @@ const FieldsInput = z
       `large free-form profiles: ${COMPACT_FIELDS.join(', ')}.`,
   );
 
-const TRUNCATED = z
+export const TRUNCATED = z
   .boolean()
   .describe('True when the result was cut to stay within the size budget; the other fields say how to get the rest.');
 

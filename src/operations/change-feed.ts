@@ -1,4 +1,11 @@
-import { assertTokenFollowable, type ChangeLogState, type ChangePosition, type SyncToken } from '../domain/changes.js';
+import {
+  assertTokenFollowable,
+  SYNC_TOKEN_EXPIRED_MESSAGE,
+  type ChangeLogState,
+  type ChangePosition,
+  type SyncToken,
+} from '../domain/changes.js';
+import { PublicError } from '../domain/errors.js';
 import type { SortKey } from '../domain/pagination.js';
 import { isPastRetention, pendingSinceOf } from '../domain/webhooks.js';
 import type { ChangeRecord, ContactStore, ListedRead } from '../store/store.js';
@@ -8,7 +15,7 @@ import type { ChangeRecord, ContactStore, ListedRead } from '../store/store.js';
  * share: a batch of changes after a position, and the one check (changesLost) that the log still holds every change
  * after it.
  */
-export type ChangeLogReader = Pick<ContactStore, 'changeLog' | 'readChanges' | 'readListed' | 'countChangesAfter'>;
+export type ChangeLogReader = Pick<ContactStore, 'changeLog' | 'readChanges' | 'readListed' | 'countChangesAfter' | 'positionAt'>;
 
 /** What a reader of the feed on a client's token needs: the log, and how long it keeps changes. */
 export interface ChangeFeedSource {
@@ -99,6 +106,89 @@ export async function readListedAfterToken(
   const read = await readListedAfter(feed.contacts, ownerId, walk?.listedThrough ?? null, limit);
   if (walk !== null) assertTokenFollowable(walk, read.log, feed.retentionMs, now);
   return read;
+}
+
+/** A change as a reader of the feed gets it: a walk from since=0 sends each listed contact as a listable one. */
+export type FeedChange = Pick<ChangeRecord, 'contactId' | 'changedAt' | 'state'>;
+
+/** One answer of the feed: its changes, oldest first, where the reader goes on, and whether more waits now. */
+export interface FeedPage {
+  changes: FeedChange[];
+  next: SyncToken;
+  hasMore: boolean;
+  /** Where a reader that took only the first `count` changes (1 or more) goes on: a door that cuts a page to a budget. */
+  nextAfter: (count: number) => SyncToken;
+}
+
+/**
+ * The answer to `since` (null: since=0), as the REST feed and MCP's list_changes give it: a page of the walk from
+ * since=0 while it sends the listing, else the changes after the token's position.
+ */
+export function readFeedPage(
+  feed: ChangeFeedSource,
+  ownerId: string,
+  since: SyncToken | null,
+  limit: number,
+  now: number,
+): Promise<FeedPage> {
+  return since === null || since.listedThrough !== null
+    ? listedPage(feed, ownerId, since, limit, now)
+    : changesPage(feed, ownerId, since, limit, now);
+}
+
+/**
+ * The changes made at or after `time` (ms, not in the future), read as a token issued at that time at the position
+ * before the first of them: the one rule (assertTokenFollowable) then refuses a time older than the retention, and a
+ * log cleared after it (positionAt's null) is refused alike (410: start again from since=0).
+ */
+export async function readFeedPageSince(
+  feed: ChangeFeedSource,
+  ownerId: string,
+  time: number,
+  limit: number,
+  now: number,
+): Promise<FeedPage> {
+  const position = await feed.contacts.positionAt(ownerId, new Date(time).toISOString());
+  if (position === null) throw new PublicError(410, SYNC_TOKEN_EXPIRED_MESSAGE);
+  return changesPage(feed, ownerId, { ownerId, ...position, issuedAt: time, listedThrough: null }, limit, now);
+}
+
+/**
+ * A page of a walk from since=0: the listable contacts after the last one sent, in list order, as upserts. The first
+ * page pins where the log stands in the same snapshot as its rows, so any change a page misses comes after that
+ * position and is replayed once the listing is sent; a contact deleted before the walk reaches it is never sent, and
+ * its delete replayed. The walk's tokens keep its start time: the changes from its position must outlive the walk.
+ */
+async function listedPage(feed: ChangeFeedSource, ownerId: string, walk: SyncToken | null, limit: number, now: number): Promise<FeedPage> {
+  const read = await readListedAfterToken(feed, ownerId, walk, limit + 1, now);
+  const start = walk ?? { ownerId, seq: read.log.currentSeq, after: null, issuedAt: now, listedThrough: null };
+  const listed = read.contacts.slice(0, limit);
+  const more = read.contacts.length > limit;
+  return {
+    changes: listed.map((contact) => ({
+      contactId: contact.key.id,
+      changedAt: contact.updatedAt,
+      state: { kind: 'listable', json: contact.json },
+    })),
+    next: { ...start, listedThrough: more ? listed.at(-1)!.key : null },
+    hasMore: more || read.log.currentSeq > start.seq,
+    nextAfter: (count) => ({ ...start, listedThrough: listed[count - 1]!.key }),
+  };
+}
+
+/** The changes after a token's position, oldest first. */
+async function changesPage(feed: ChangeFeedSource, ownerId: string, since: SyncToken, limit: number, now: number): Promise<FeedPage> {
+  const { log, changes, next } = await readChangesAfterToken(feed, ownerId, since, limit, now);
+  const hasMore = next !== undefined;
+  const last = changes.at(-1);
+  const position = hasMore && last ? { seq: last.seq, after: last.contactId } : { seq: log.currentSeq, after: null };
+  const tokenAt = (at: ChangePosition): SyncToken => ({ ownerId, ...at, issuedAt: now, listedThrough: null });
+  return {
+    changes,
+    next: tokenAt(position),
+    hasMore,
+    nextAfter: (count) => tokenAt({ seq: changes[count - 1]!.seq, after: changes[count - 1]!.contactId }),
+  };
 }
 
 /** The owner's listing in list order, `limit` at a time, from `first` (already read) to the end. */

@@ -1,4 +1,4 @@
-import type { ChangePosition } from '../domain/changes.js';
+import { parseChangesTime, retentionDays, type ChangePosition } from '../domain/changes.js';
 import { ConflictError, InputError, NotFoundError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { checkWebhookUrl } from '../domain/webhook-url.js';
@@ -59,7 +59,7 @@ export async function createWebhook(store: Webhooks, request: NewWebhookRequest,
   const cursor: ChangePosition =
     since === null
       ? { seq: (await store.contacts.changeLog(user.id)).currentSeq, after: null }
-      : await store.contacts.positionAt(user.id, since);
+      : await positionSince(store, user.id, since);
   const id = newId(now);
   const secret = generateWebhookSecret();
   const record = await store.webhooks.create({
@@ -180,7 +180,7 @@ export async function replayWebhook(
   if (record.status !== 'enabled') {
     throw new ConflictError(`Webhook ${record.id} is disabled: enable it (status "enabled"), then replay`);
   }
-  const position = await store.contacts.positionAt(record.ownerId, from);
+  const position = await positionSince(store, record.ownerId, from);
   const updated = await store.webhooks.update(
     record.id,
     {
@@ -285,12 +285,9 @@ function webhookDescription(description: string | null | undefined): string | nu
 
 /** `text` as a canonical ISO time, which must be neither in the future nor older than the change log's retention. */
 function timeWithinRetention(name: string, text: string, policy: Pick<WebhookPolicy, 'retentionMs'>, now: number): string {
-  const time = ISO_DATE_TIME.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(time))
-    throw new InputError(`${name} must be an ISO 8601 date-time such as 2026-01-31T09:00:00Z; got ${JSON.stringify(text)}`);
-  if (time > now) throw new InputError(`${name} must not be in the future; got ${JSON.stringify(text)}`);
+  const time = parseChangesTime(name, text, now);
   if (now - time > policy.retentionMs) {
-    const days = Math.round((policy.retentionMs / 86_400_000) * 100) / 100;
+    const days = retentionDays(policy.retentionMs);
     throw new InputError(
       `${name} must be within the change log's retention (${days} days); got ${JSON.stringify(text)}: resync with the contact listing instead`,
     );
@@ -298,8 +295,19 @@ function timeWithinRetention(name: string, text: string, policy: Pick<WebhookPol
   return new Date(time).toISOString();
 }
 
-/** A date and a time with a zone: what `since` accepts (Date.parse alone would read "2026" or "May 1"). */
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+/**
+ * The position before the first of the owner's changes at or after `since` (positionAt); InputError when a TRUNCATE of
+ * contacts cleared the log after it, so a start from there would miss the contacts it removed.
+ */
+async function positionSince(store: Pick<Store, 'contacts'>, ownerId: string, since: string): Promise<ChangePosition> {
+  const position = await store.contacts.positionAt(ownerId, since);
+  if (position === null) {
+    throw new InputError(
+      `since is before the change log was last cleared (contacts were truncated); got ${JSON.stringify(since)}: resync with the contact listing instead`,
+    );
+  }
+  return position;
+}
 
 function earlierPosition(a: ChangePosition, b: ChangePosition): ChangePosition {
   if (a.seq !== b.seq) return a.seq < b.seq ? a : b;

@@ -362,7 +362,7 @@ describeEachBackend('Store contract: webhooks', (db) => {
 
     const fromImport = await contacts.positionAt(user.id, beforeImport);
     expect(fromImport).toEqual({ seq: start.currentSeq, after: null });
-    expect((await contacts.readChanges(user.id, fromImport, 10)).records.map((record) => record.contactId)).toEqual(ids);
+    expect((await contacts.readChanges(user.id, fromImport!, 10)).records.map((record) => record.contactId)).toEqual(ids);
     expect(await contacts.positionAt(user.id, afterImport)).toEqual({ seq: imported.currentSeq, after: null });
 
     await contacts.merge(user.id, ids[0]!, ids[1]!);
@@ -372,8 +372,8 @@ describeEachBackend('Store contract: webhooks', (db) => {
     expect(await contacts.countChangesAfter(user.id, { seq: imported.currentSeq, after: null })).toBe(2);
     expect(await contacts.countChangesAfter(user.id, { seq: start.currentSeq, after: null })).toBe(3);
     const sinceImport = await contacts.positionAt(user.id, afterImport);
-    expect(sinceImport.seq).toBeGreaterThanOrEqual(imported.currentSeq);
-    expect((await contacts.readChanges(user.id, sinceImport, 10)).records.map((record) => [record.contactId, record.state.kind])).toEqual([
+    expect(sinceImport!.seq).toBeGreaterThanOrEqual(imported.currentSeq);
+    expect((await contacts.readChanges(user.id, sinceImport!, 10)).records.map((record) => [record.contactId, record.state.kind])).toEqual([
       [ids[0], 'merged'],
       [ids[2], 'gone'],
     ]);

@@ -29,6 +29,7 @@ const THROUGH_PGBOUNCER: readonly (string | RegExp)[] = [
   'test/http/conditional-requests.test.ts',
   'test/carddav/reports.test.ts',
   'test/mcp/mcp-tools.test.ts',
+  'test/mcp/mcp-changes.test.ts',
   'test/webhooks/delivery.test.ts',
   'test/webhooks/two-dispatchers.test.ts',
 ];

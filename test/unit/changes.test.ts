@@ -4,7 +4,9 @@ import {
   assertTokenOwner,
   decodeSyncToken,
   encodeSyncToken,
+  looksLikeTime,
   parseChangesRequest,
+  parseChangesTime,
   SYNC_TOKEN_EXPIRED_MESSAGE,
   type SyncToken,
 } from '../../src/domain/changes.js';
@@ -86,6 +88,28 @@ describe('sync tokens', () => {
     const otherDatabase = encodeSyncToken(token(), new ServiceKey('b'.repeat(64)));
     const beforeSigning = Buffer.from(`${OWNER.replaceAll('-', '')}.42..${NOW}`).toString('base64url');
     for (const text of [otherDatabase, beforeSigning]) expect(thrown(() => decodeSyncToken(text, KEY))).toMatchObject(EXPIRED);
+  });
+
+  it('names the since of the door that reads it (the REST query parameter by default)', () => {
+    const argument = { name: '"since"', accepted: '"0", a token or a time' };
+    expect(() => decodeSyncToken('nonsense', KEY)).toThrow('Query parameter "since" must be 0 or a next_since token this API returned');
+    expect(() => decodeSyncToken('nonsense', KEY, argument)).toThrow(/^"since" must be "0", a token or a time$/);
+    const [keyId, payload] = encodeSyncToken(token(), KEY).split('.');
+    expect(() => decodeSyncToken(`${keyId}.${payload}`, KEY, argument)).toThrow(/^"since" carries no signature/);
+    expect(() => assertTokenOwner(token(), '0190a3c4-0000-7000-8000-00000000000b', argument)).toThrow(
+      /^"since" is a token of another API key's network$/,
+    );
+  });
+
+  it('tells a time from a token, and reads a time with a zone that is not in the future', () => {
+    for (const text of [encodeSyncToken(token(), KEY), encodeSyncToken(token({ listedThrough: LISTED }), KEY), '0']) {
+      expect(looksLikeTime(text), text).toBe(false);
+    }
+    expect(looksLikeTime('2026-11-21')).toBe(true);
+    expect(parseChangesTime('since', '2026-11-21T00:00:00Z', NOW)).toBe(Date.parse('2026-11-21T00:00:00Z'));
+    expect(parseChangesTime('since', '2026-11-21T02:00:00+02:00', NOW)).toBe(Date.parse('2026-11-21T00:00:00Z'));
+    expect(() => parseChangesTime('since', '2026-11-21T00:00:00', NOW)).toThrow(/^since must be an ISO 8601 date-time with a time zone/);
+    expect(() => parseChangesTime('since', '2026-11-25T00:00:00Z', NOW)).toThrow(/^since must not be in the future/);
   });
 
   it("refuses another owner's token with 400", () => {

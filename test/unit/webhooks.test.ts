@@ -60,13 +60,18 @@ describe('webhookEventJson', () => {
     expect(webhookEventJson(upsert)).toBe(
       `{"type":"contact.upserted","timestamp":"${changedAt}","data":{"type":"upsert","id":"${CONTACT}","changed_at":"${changedAt}","contact":{"id":"x","name":"A"}}}`,
     );
-    const merge = { contactId: CONTACT, seq: 3, changedAt, state: { kind: 'merged' as const, mergedInto: OTHER } };
+    const merge = {
+      contactId: CONTACT,
+      seq: 3,
+      changedAt,
+      state: { kind: 'merged' as const, mergedInto: OTHER, name: 'Ada', mergedIntoName: 'Ada L.' },
+    };
     expect(JSON.parse(webhookEventJson(merge))).toEqual({
       type: 'contact.merged',
       timestamp: changedAt,
       data: { type: 'merge', id: CONTACT, changed_at: changedAt, merged_into: OTHER },
     });
-    const gone = { contactId: CONTACT, seq: 3, changedAt, state: { kind: 'gone' as const } };
+    const gone = { contactId: CONTACT, seq: 3, changedAt, state: { kind: 'gone' as const, name: 'Ada' } };
     expect(JSON.parse(webhookEventJson(gone))).toEqual({
       type: 'contact.deleted',
       timestamp: changedAt,

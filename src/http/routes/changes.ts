@@ -7,16 +7,9 @@ import {
   parseChangesRequest,
   SINCE_BEGINNING,
   SYNC_TOKEN_EXPIRED_MESSAGE,
-  type SyncToken,
 } from '../../domain/changes.js';
-import {
-  changeLogForToken,
-  changeLogState,
-  readChangesAfterToken,
-  readListedAfterToken,
-  type ChangeFeedSource,
-} from '../../operations/change-feed.js';
-import { changeJson, upsertJson } from '../../operations/change-json.js';
+import { changeLogForToken, changeLogState, readFeedPage, type ChangeFeedSource } from '../../operations/change-feed.js';
+import { changeJson } from '../../operations/change-json.js';
 import { principalOf } from '../../web/authorize.js';
 import type { ServiceKeySource } from '../../web/service-key.js';
 import { ifNoneMatchOf, notModified } from '../../web/conditional.js';
@@ -76,13 +69,6 @@ const listChangesSchema = {
   },
 } as const;
 
-/** What one answer sends: its changes as JSON, where the client goes on, and whether more waits now. */
-interface FeedAnswer {
-  data: string[];
-  next: SyncToken;
-  hasMore: boolean;
-}
-
 interface FeedDependencies extends ChangeFeedSource {
   serviceKey: ServiceKeySource;
 }
@@ -93,39 +79,6 @@ interface FeedDependencies extends ChangeFeedSource {
  */
 function nothingNewEtag(ownerTag: string, seq: number): string {
   return `"c${ownerTag}-${seq}"`;
-}
-
-/**
- * A page of a walk from since=0: the listable contacts after the last one sent, in list order, as upserts. The first
- * page pins where the log stands in the same snapshot as its rows, so any change a page misses comes after that
- * position and is replayed once the listing is sent; a contact deleted before the walk reaches it is never sent, and
- * its delete replayed. The walk's tokens keep its start time: the changes from its position must outlive the walk.
- */
-async function listedPage(
-  deps: FeedDependencies,
-  ownerId: string,
-  walk: SyncToken | null,
-  limit: number,
-  now: number,
-): Promise<FeedAnswer> {
-  const read = await readListedAfterToken(deps, ownerId, walk, limit + 1, now);
-  const start = walk ?? { ownerId, seq: read.log.currentSeq, after: null, issuedAt: now, listedThrough: null };
-  const listed = read.contacts.slice(0, limit);
-  const more = read.contacts.length > limit;
-  return {
-    data: listed.map((contact) => upsertJson(contact.key.id, contact.updatedAt, contact.json)),
-    next: { ...start, listedThrough: more ? listed.at(-1)!.key : null },
-    hasMore: more || read.log.currentSeq > start.seq,
-  };
-}
-
-/** The changes after a token's position, oldest first. */
-async function changesPage(deps: FeedDependencies, ownerId: string, since: SyncToken, limit: number, now: number): Promise<FeedAnswer> {
-  const { log, changes, next } = await readChangesAfterToken(deps, ownerId, since, limit, now);
-  const hasMore = next !== undefined;
-  const last = changes.at(-1);
-  const position = hasMore && last ? { seq: last.seq, after: last.contactId } : { seq: log.currentSeq, after: null };
-  return { data: changes.map(changeJson), next: { ownerId, ...position, issuedAt: now, listedThrough: null }, hasMore };
 }
 
 /** The change feed; registered under registerAuthorizedRoutes. */
@@ -166,12 +119,9 @@ export function registerChangeRoutes(app: FastifyInstance, deps: FeedDependencie
           return reply;
         }
       }
-      const answer =
-        since === null || since.listedThrough !== null
-          ? await listedPage(deps, ownerId, since, limit, now)
-          : await changesPage(deps, ownerId, since, limit, now);
-      if (answer.data.length === 0 && !answer.hasMore) reply.header('etag', nothingNewEtag(key.ownerTag(ownerId), answer.next.seq));
-      const json = `{"data":[${answer.data.join(',')}],"next_since":${JSON.stringify(encodeSyncToken(answer.next, key))},"has_more":${answer.hasMore}}`;
+      const answer = await readFeedPage(deps, ownerId, since, limit, now);
+      if (answer.changes.length === 0 && !answer.hasMore) reply.header('etag', nothingNewEtag(key.ownerTag(ownerId), answer.next.seq));
+      const json = `{"data":[${answer.changes.map(changeJson).join(',')}],"next_since":${JSON.stringify(encodeSyncToken(answer.next, key))},"has_more":${answer.hasMore}}`;
       return sendJson(reply, json);
     },
   );

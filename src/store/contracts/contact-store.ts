@@ -85,7 +85,14 @@ export interface ChangeRecord {
   contactId: string;
   seq: number;
   changedAt: string;
-  state: { kind: 'listable'; json: string } | { kind: 'merged'; mergedInto: string } | { kind: 'gone' };
+  /**
+   * A merged contact carries its name and its survivor's; a gone one the name it had when deleted (null when it left
+   * the owner otherwise, or had none).
+   */
+  state:
+    | { kind: 'listable'; json: string }
+    | { kind: 'merged'; mergedInto: string; name: string | null; mergedIntoName: string | null }
+    | { kind: 'gone'; name: string | null };
 }
 
 /** The owner's change log after a position, read in one snapshot with the log's state. */
@@ -167,6 +174,8 @@ export interface ContactStore {
   /**
    * The position just before the first change recorded at or after `time` (a replay's start): reading changes after it
    * gives every contact whose last change was at `time` or later. The log's current position when there is none.
+   * Null when the log does not reach back to `time`: a TRUNCATE of contacts after it cleared the log (changes_from).
+   * How long the log keeps changes (the retention) is the caller's to check.
    */
-  positionAt(ownerId: string, time: string): Promise<ChangePosition>;
+  positionAt(ownerId: string, time: string): Promise<ChangePosition | null>;
 }

@@ -13,15 +13,16 @@ const LOG_STATE_SQL = 'SELECT change_seq AS "currentSeq", changes_from AS "chang
 
 /** The log's state and the changes after the position, in one statement (one snapshot). */
 const READ_CHANGES_SQL = `
-  SELECT l.change_seq, l.changes_from, ch.contact_id, ch.seq, ch.changed_at,
-         c.owner_id AS contact_owner, c.is_self, c.merged_into, c.api_json
+  SELECT l.change_seq, l.changes_from, ch.contact_id, ch.seq, ch.changed_at, ch.deleted_name,
+         c.owner_id AS contact_owner, c.is_self, c.merged_into, c.name, survivor.name AS merged_into_name, c.api_json
   FROM owner_listing l
   LEFT JOIN LATERAL (
-    SELECT contact_id, seq, changed_at FROM contact_changes
+    SELECT contact_id, seq, changed_at, deleted_name FROM contact_changes
     WHERE owner_id = $1::uuid AND (seq, contact_id) > ($2::bigint, $3::uuid)
     ORDER BY seq, contact_id LIMIT $4::int
   ) ch ON true
   LEFT JOIN contacts c ON c.id = ch.contact_id
+  LEFT JOIN contacts survivor ON survivor.id = c.merged_into
   WHERE l.owner_id = $1::uuid
   ORDER BY ch.seq, ch.contact_id`;
 
@@ -100,9 +101,13 @@ export async function postgresReadListed(pool: pg.Pool, ownerId: string, after: 
 
 const COUNT_CHANGES_SQL =
   'SELECT count(*)::int AS count FROM contact_changes WHERE owner_id = $1::uuid AND (seq, contact_id) > ($2::bigint, $3::uuid)';
-/** The log's state and, walking the owner's log in seq order (its feed index), the first change at or after the time. */
+/**
+ * The log's state, whether a TRUNCATE cleared it after the time, and, walking the owner's log in seq order (its feed
+ * index), the first change at or after the time.
+ */
 const FIRST_SEQ_AT_SQL = `
-  SELECT l.change_seq, (SELECT seq FROM contact_changes WHERE owner_id = $1::uuid AND changed_at >= $2::timestamptz
+  SELECT l.change_seq, l.changes_from_at > $2::timestamptz AS cleared_after,
+    (SELECT seq FROM contact_changes WHERE owner_id = $1::uuid AND changed_at >= $2::timestamptz
     ORDER BY seq LIMIT 1) AS first_seq
   FROM owner_listing l WHERE l.owner_id = $1::uuid`;
 
@@ -117,16 +122,17 @@ export async function postgresCountChangesAfter(pool: pg.Pool, ownerId: string, 
   return rows[0]!.count;
 }
 
-export async function postgresPositionAt(pool: pg.Pool, ownerId: string, time: string): Promise<ChangePosition> {
+export async function postgresPositionAt(pool: pg.Pool, ownerId: string, time: string): Promise<ChangePosition | null> {
   const owner = canonicalId(ownerId);
   if (owner === null) return { seq: NO_LOG.currentSeq, after: null };
-  const { rows } = await pool.query<{ change_seq: string; first_seq: string | null }>({
+  const { rows } = await pool.query<{ change_seq: string; cleared_after: boolean | null; first_seq: string | null }>({
     name: 'changes_position_at',
     text: FIRST_SEQ_AT_SQL,
     values: [owner, time],
   });
   const row = rows[0];
   if (!row) return { seq: NO_LOG.currentSeq, after: null };
+  if (row.cleared_after === true) return null;
   return positionBefore(row.first_seq === null ? null : Number(row.first_seq), { ...NO_LOG, currentSeq: Number(row.change_seq) });
 }
 

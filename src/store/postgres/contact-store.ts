@@ -274,7 +274,7 @@ export class PostgresContactStore extends ListedContacts implements ContactStore
     return postgresCountChangesAfter(this.pool, ownerId, after);
   }
 
-  async positionAt(ownerId: string, time: string): Promise<ChangePosition> {
+  async positionAt(ownerId: string, time: string): Promise<ChangePosition | null> {
     return postgresPositionAt(this.pool, ownerId, time);
   }
 }

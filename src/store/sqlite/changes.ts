@@ -11,8 +11,10 @@ import { SQLITE_DIALECT } from './dialect.js';
 const LOG_STATE_SQL = 'SELECT change_seq AS currentSeq, changes_from AS changesFrom FROM owner_listing WHERE owner_id = ?';
 
 const READ_CHANGES_SQL = `
-  SELECT ch.contact_id, ch.seq, ch.changed_at, c.owner_id AS contact_owner, c.is_self, c.merged_into, c.api_json
+  SELECT ch.contact_id, ch.seq, ch.changed_at, ch.deleted_name,
+         c.owner_id AS contact_owner, c.is_self, c.merged_into, c.name, survivor.name AS merged_into_name, c.api_json
   FROM contact_changes ch LEFT JOIN contacts c ON c.id = ch.contact_id
+  LEFT JOIN contacts survivor ON survivor.id = c.merged_into
   WHERE ch.owner_id = @owner AND (ch.seq, ch.contact_id) > (@seq, @after)
   ORDER BY ch.seq, ch.contact_id LIMIT @limit`;
 
@@ -73,6 +75,7 @@ export function sqliteCountChangesAfter(statements: StatementCache, ownerId: str
   return (statements.get(COUNT_CHANGES_SQL).get(owner, after.seq, after.after ?? AFTER_EVERY_ID) as { count: number }).count;
 }
 
+/** SQLite runs no TRUNCATE, so its log always reaches back to any time (as far as the retention keeps it). */
 export function sqlitePositionAt(statements: StatementCache, ownerId: string, time: string): ChangePosition {
   const owner = canonicalId(ownerId);
   if (owner === null) return { seq: NO_LOG.currentSeq, after: null };

@@ -308,7 +308,7 @@ export class SqliteContactStore extends ListedContacts implements ContactStore {
     return sqliteCountChangesAfter(this.statements, ownerId, after);
   }
 
-  async positionAt(ownerId: string, time: string): Promise<ChangePosition> {
+  async positionAt(ownerId: string, time: string): Promise<ChangePosition | null> {
     return sqlitePositionAt(this.statements, ownerId, time);
   }
 }
