@@ -185,6 +185,31 @@ describeEachBackend('MCP 2026-07-28: the v2 client pinned to it, and a 2025-11-2
     });
   });
 
+  describe('the revision’s error codes', () => {
+    it('answers a revision it does not speak with -32022, naming the one it does', async () => {
+      const request = modernRequest('tools/list');
+      const body = {
+        ...request.body,
+        params: { _meta: { ...request.body.params._meta, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+      };
+      const response = await postMcp(app, ownerKey, body, { ...request.headers, 'mcp-protocol-version': '2099-01-01' });
+      expect(response.json()).toMatchObject({ id: 1, error: { code: -32022, data: { supported: [MODERN_PROTOCOL_VERSION] } } });
+    });
+
+    it('answers an unknown tool with -32602, and bad arguments with a tool error naming the argument', async () => {
+      const unknown = modernRequest('tools/call', { name: 'delete_contact', arguments: {} });
+      expect((await postMcp(app, ownerKey, unknown.body, unknown.headers)).json()).toEqual({
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32602, message: 'Tool delete_contact not found' },
+      });
+      const bad = modernRequest('tools/call', { name: 'list_contacts', arguments: { limit: 1000 } });
+      const answer = (await postMcp(app, ownerKey, bad.body, bad.headers)).json() as { result: Result };
+      expect(answer.result.isError).toBe(true);
+      expect(answer.result.content![0]!.text).toContain('"limit" must be an integer from 1 to 100');
+    });
+  });
+
   it(`spends one unit of the key’s limit per call: with a limit of ${LIMIT}, the call after them is a 429`, async () => {
     const key = (await createKey(db().store, (await createUser(db().store)).id)).key;
     const call = modernRequest('tools/call', { name: 'list_contacts', arguments: { limit: 1 } });
