@@ -5,7 +5,8 @@ import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextp
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
-import { MODERN_PROTOCOL_VERSION } from '../../src/mcp/endpoint.js';
+import { createMcpEndpoint, MODERN_PROTOCOL_VERSION } from '../../src/mcp/endpoint.js';
+import { warmUpHostedSearch } from '../../src/mcp/warm-up.js';
 import { MCP_CACHE_HINTS } from '../../src/mcp/server.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import type { Contact } from '../../src/domain/contact.js';
@@ -223,6 +224,27 @@ describeEachBackend('MCP 2026-07-28: the v2 client pinned to it, and a 2025-11-2
     const refused = await postMcp(limited, key, call.body, call.headers);
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toEqual({ error: 'Rate limit exceeded' });
+  });
+
+  it('the warm-up runs its search through both eras’ pipelines, and each is answered, not refused', async () => {
+    const rejected: Error[] = [];
+    const endpoint = createMcpEndpoint({
+      contacts: db().store.contacts,
+      contactUrl: (id) => id,
+      maxResponseBytes: 1024 * 1024,
+      onRejected: (error) => rejected.push(error),
+    });
+    const answers: unknown[] = [];
+    await warmUpHostedSearch(async (request, body, caller) => {
+      const answer = await endpoint(request, body, caller);
+      answers.push(await answer.clone().json());
+      return answer;
+    }, `${baseUrl}/mcp`);
+    expect(rejected).toEqual([]);
+    expect(answers).toEqual([
+      expect.objectContaining({ result: expect.objectContaining({ structuredContent: expect.objectContaining({ data: [] }) }) }),
+      expect.objectContaining({ result: expect.objectContaining({ structuredContent: expect.objectContaining({ data: [] }) }) }),
+    ]);
   });
 
   it('over stdio: the spawned `mcp` command negotiates 2026-07-28, lists the tools in order and runs one', async () => {
