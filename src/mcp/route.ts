@@ -9,7 +9,7 @@ import { principalOf } from '../web/authorize.js';
 import { handleError } from '../web/errors.js';
 import type { RateLimiter } from '../web/rate-limit.js';
 
-/** A batch of 20 calls takes a few KB; anything near this is not a client talking to these three tools. */
+/** A batch of 20 calls takes a few KB; anything near this is not a client talking to these tools. */
 export const MCP_BODY_LIMIT_BYTES = 64 * 1024;
 /**
  * Measured: list_contacts with limit 100 answers about 90 KB over a realistic network, 570 KB when every contact
@@ -73,7 +73,7 @@ export function registerMcpRoute(
         const refusal = originRefusal(request.headers.origin, deps.allowed);
         if (refusal !== null) return reply.code(403).send(jsonRpcError(-32000, refusal));
       },
-      // A body that is not JSON is a JSON-RPC parse error, as the transport answers for JSON that is not JSON-RPC.
+      // A body that is not JSON is a JSON-RPC parse error (-32700); JSON that is not JSON-RPC the SDK answers with -32600.
       errorHandler: (error, request, reply) => {
         const code = (error as { code?: unknown }).code;
         if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
