@@ -262,7 +262,7 @@ describeEachBackend('MCP 2026-07-28: the v2 client pinned to it, and a 2025-11-2
     }
   });
 
-  it('a v1 SDK client still negotiates 2025-11-25 on the same URL, with the same tools in the same order', async () => {
+  it('a v1 SDK client still negotiates 2025-11-25 on the same URL, with the same tools in the same order; each 2025 revision gets itself, in JSON', async () => {
     const client = new V1Client({ name: 'contacts-api-test', version: '1.0.0' });
     await client.connect(new V1HttpTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: bearer(ownerKey) } }));
     try {
@@ -270,13 +270,16 @@ describeEachBackend('MCP 2026-07-28: the v2 client pinned to it, and a 2025-11-2
       const { tools, ...rest } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(TOOL_ORDER);
       expect(rest).not.toHaveProperty('ttlMs');
-      const initialize = await postMcp(app, ownerKey, {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      });
-      expect(initialize.json()).toMatchObject({ result: { protocolVersion: '2025-11-25' } });
+      for (const protocolVersion of ['2025-11-25', '2025-06-18', '2025-03-26']) {
+        const initialize = await postMcp(app, ownerKey, {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        });
+        expect(initialize.headers['content-type'], protocolVersion).toMatch(/^application\/json/);
+        expect(initialize.json(), protocolVersion).toMatchObject({ result: { protocolVersion } });
+      }
     } finally {
       await client.close();
     }
