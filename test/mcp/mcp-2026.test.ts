@@ -197,6 +197,24 @@ describeEachBackend('MCP 2026-07-28: the v2 client pinned to it, and a 2025-11-2
       expect(response.json()).toMatchObject({ id: 1, error: { code: -32022, data: { supported: [MODERN_PROTOCOL_VERSION] } } });
     });
 
+    it('refuses a batch of 2026-07-28 requests, with the header or without it, running none', async () => {
+      const request = modernRequest('tools/call', { name: 'list_contacts', arguments: { limit: 1 } });
+      const batch = [request.body, { ...request.body, id: 2 }];
+      const named = await postMcp(app, ownerKey, batch, { 'mcp-protocol-version': MODERN_PROTOCOL_VERSION });
+      expect(named.statusCode).toBe(400);
+      expect(named.json()).toMatchObject({ error: { code: -32600 } });
+      const unnamed = await postMcp(app, ownerKey, batch);
+      expect(unnamed.statusCode).toBe(400);
+      expect(unnamed.json()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: 'Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later',
+        },
+      });
+    });
+
     it('answers an unknown tool with -32602, and bad arguments with a tool error naming the argument', async () => {
       const unknown = modernRequest('tools/call', { name: 'delete_contact', arguments: {} });
       expect((await postMcp(app, ownerKey, unknown.body, unknown.headers)).json()).toEqual({
