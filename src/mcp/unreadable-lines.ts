@@ -11,13 +11,15 @@ const NOT_JSON_RPC: Reply = { code: -32600, message: 'Invalid Request: the line 
  * Answers the stdio lines that are not JSON-RPC messages, as JSON-RPC 2.0 §5.1 asks: -32700 for a line that is not JSON,
  * -32600 for JSON that is not a message. The SDK's stdio transport drops the first silently and reports the second as
  * an error, so the client would wait for a reply that never comes. Returns the input to give the transport (stdin without
- * the lines that are not JSON), the error handler to give serveStdio, and `answerWith`, which names how replies are sent
- * once the transport exists.
+ * the lines that are not JSON), the error handler to give serveStdio, `answerWith`, which names how replies are sent
+ * once the transport exists, and `release`, which stops reading stdin once the session is over (a stdin still piped
+ * would keep the process alive after its stdout was closed).
  */
 export function answerUnreadableLines(stdin: Readable): {
   input: Readable;
   onerror: (error: Error) => void;
   answerWith: (send: (message: unknown) => Promise<void>) => void;
+  release: () => void;
 } {
   let send: SendReply = () => {};
   const input = stdin.pipe(jsonLinesOnly((reply) => send(reply)));
@@ -28,6 +30,10 @@ export function answerUnreadableLines(stdin: Readable): {
     },
     answerWith: (sendMessage) => {
       send = (reply) => void sendMessage({ jsonrpc: '2.0', id: null, error: reply }).catch(() => {});
+    },
+    release: () => {
+      stdin.unpipe(input);
+      stdin.pause();
     },
   };
 }

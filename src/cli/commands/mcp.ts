@@ -46,14 +46,19 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
             }),
           { transport, onerror: stdin.onerror },
         );
-        // The agent closing our stdin or stdout, or a signal, ends the session; the store is closed after it.
+        // The transport closing (the agent closed our stdin or stdout, or sent a line past its buffer) or a signal ends the
+        // session; the store is closed after it. serveStdio has set the transport's onclose: it is kept, and runs first.
         await new Promise<void>((resolve) => {
-          stdin.input.once('end', resolve);
-          process.stdout.once('error', () => resolve());
+          const served = transport.onclose;
+          transport.onclose = () => {
+            served?.();
+            resolve();
+          };
           process.once('SIGINT', resolve);
           process.once('SIGTERM', resolve);
         });
         await handle.close();
+        stdin.release();
       });
     });
 }
