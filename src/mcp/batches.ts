@@ -1,4 +1,4 @@
-import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 
 /**
  * Most messages one JSON-RPC batch may hold. Batches only exist on 2025-03-26 and older, whose clients

@@ -1,4 +1,3 @@
-import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { RESULT_BUDGET_BYTES } from './result-budget.js';
 
 /**
@@ -7,6 +6,11 @@ import { RESULT_BUDGET_BYTES } from './result-budget.js';
  * 100 answers about 90 KB).
  */
 export const CALL_RESERVATION_BYTES = 4 * RESULT_BUDGET_BYTES;
+/**
+ * The requests that read contacts, each a call: they spend a unit of the key's rate limit (the request's own unit pays
+ * for the first) and reserve CALL_RESERVATION_BYTES.
+ */
+export const METERED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'resources/read', 'resources/list']);
 /** initialize, tools/list, ping: answers of a few KB. */
 export const OTHER_RESERVATION_BYTES = 16 * 1024;
 
@@ -18,9 +22,16 @@ export const OTHER_RESERVATION_BYTES = 16 * 1024;
 export function reservationBytes(body: unknown, maxResponseBytes: number): number {
   const messages: unknown[] = Array.isArray(body) ? body : [body];
   const requested = messages
-    .filter((message) => isJSONRPCRequest(message))
-    .reduce((sum, message) => sum + (message.method === 'tools/call' ? CALL_RESERVATION_BYTES : OTHER_RESERVATION_BYTES), 0);
+    .map(requestMethodOf)
+    .filter((method) => method !== undefined)
+    .reduce((sum, method) => sum + (METERED_METHODS.has(method) ? CALL_RESERVATION_BYTES : OTHER_RESERVATION_BYTES), 0);
   return Math.min(requested, maxResponseBytes + CALL_RESERVATION_BYTES);
+}
+
+/** The method of a JSON-RPC request (a message with a method and an id), or undefined for anything else. */
+function requestMethodOf(message: unknown): string | undefined {
+  const { method, id } = (message ?? {}) as { method?: unknown; id?: unknown };
+  return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number') ? method : undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
 /** What `contacts-read-api mcp` (stdio) runs, in one module the command loads when it runs: the MCP SDK is large. */
-export { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+export { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 export { createMcpServer } from './server.js';
 export { answerUnreadableLines } from './unreadable-lines.js';

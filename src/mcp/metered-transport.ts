@@ -1,4 +1,3 @@
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
@@ -8,8 +7,11 @@ import {
   type JSONRPCRequest,
   type JSONRPCResultResponse,
   type MessageExtraInfo,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/server';
 import { INTERNAL_ERROR_MESSAGE } from '../domain/errors.js';
+import { METERED_METHODS } from './inflight-bytes.js';
 import { RATE_LIMIT_EXCEEDED_MESSAGE } from '../domain/rate-limit.js';
 
 export const RESPONSE_TOO_LARGE_MESSAGE = 'Response size limit reached';
@@ -22,7 +24,7 @@ export type ToolCallAdmission = { allowed: true } | { allowed: false; retryAfter
 export interface MeteringOptions {
   /** Most bytes the HTTP response may hold: a single response, or a batch's array of them. */
   maxResponseBytes: number;
-  /** Asked before each tools/call runs, so every call of a batch spends the key's rate limit. */
+  /** Asked before each request of METERED_METHODS runs, so every call of a batch spends the key's rate limit. */
   admitToolCall: () => Promise<ToolCallAdmission>;
 }
 
@@ -31,9 +33,10 @@ type Dispatch = NonNullable<Transport['onmessage']>;
 /**
  * Wraps the transport of one hosted /mcp request so that a batch costs what its calls cost. Its JSON-RPC
  * requests run one at a time, in order, so memory holds at most one result being built besides the answers
- * kept; each tools/call is admitted by the rate limit before it runs; and the answers together stay within
+ * kept; each call (METERED_METHODS) is admitted by the rate limit before it runs; and the answers together stay within
  * maxResponseBytes: the first result that would not fit, and every request after it, get a short refusal
- * instead (room for those refusals is kept back, so the cap holds however the batch ends).
+ * instead (room for those refusals is kept back, so the cap holds however the batch ends). Only 2025-era requests
+ * come through it: batches exist only there; a 2026-07-28 request holds one message, paid by the request's own unit.
  */
 export class MeteredTransport implements Transport {
   private queue: Promise<void> = Promise.resolve();
@@ -74,6 +77,11 @@ export class MeteredTransport implements Transport {
 
   start(): Promise<void> {
     return this.inner.start();
+  }
+
+  /** The legacy transport checks the MCP-Protocol-Version header against the server's versions, passed on here. */
+  setSupportedProtocolVersions(versions: string[]): void {
+    this.inner.setSupportedProtocolVersions?.(versions);
   }
 
   async close(): Promise<void> {
@@ -118,7 +126,7 @@ export class MeteredTransport implements Transport {
       await new Promise((resolve) => setImmediate(resolve));
       if (this.closed) return;
       if (this.full) return await this.refuse(request, tooLargeText(this.options.maxResponseBytes));
-      if (request.method === 'tools/call') {
+      if (METERED_METHODS.has(request.method)) {
         const admission = await this.options.admitToolCall();
         if (!admission.allowed) return await this.refuse(request, rateLimitedText(admission.retryAfterSeconds));
       }

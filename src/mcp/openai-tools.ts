@@ -1,5 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import type { Contact } from '../domain/contact.js';
 import { SEARCH_LIMIT_MAX } from '../domain/search.js';
 import { getContact, searchContacts, type ContactReader } from '../operations/contacts.js';

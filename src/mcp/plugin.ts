@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { Authenticator } from '../auth/authenticator.js';
 import { contactUrlFor } from './contact-url.js';
 import { InflightBytes } from './inflight-bytes.js';
+import { mcpMessageCounter } from './message-metrics.js';
 import { createMcpAuthenticator } from '../oauth/mcp-authenticator.js';
 import type { OAuthConfig } from '../config.js';
 import type { Store } from '../store/store.js';
@@ -45,12 +46,13 @@ export default fp<McpPluginOptions>(
         allowed: { origins: options.corsOrigins, issuer: oauth.issuer },
         contactUrl: contactUrlFor(options.contactUrlTemplate, oauth.issuer),
         inflight: new InflightBytes(options.inflightBytes),
+        countMessages: mcpMessageCounter(app.metrics.mcpMessages),
       });
     });
   },
   {
     name: 'mcp',
-    dependencies: ['oauth', 'rate-limit'],
-    decorators: { fastify: ['authorizationServer', 'rateLimiter', 'limitAuthFailures'] },
+    dependencies: ['oauth', 'rate-limit', 'metrics'],
+    decorators: { fastify: ['authorizationServer', 'rateLimiter', 'limitAuthFailures', 'metrics'] },
   },
 );

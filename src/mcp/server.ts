@@ -1,5 +1,5 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { McpServer, type CacheHint } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { registerOpenAiTools } from './openai-tools.js';
 import { toolRunner } from './tool-results.js';
 import { registerContactTools, type ContactToolsDependencies } from './tools.js';
@@ -13,6 +13,21 @@ const INSTRUCTIONS =
   'search and fetch do the same in the shape ChatGPT’s connectors and deep research expect. Results leave out the ' +
   'large enrichment and research_data fields unless asked for with `fields`.';
 
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * The cache hints 2026-07-28 list results carry (`ttlMs`, `cacheScope`; 2025 answers never do). The tool list and what
+ * server/discover tells are the same for every caller and change only with a release: any cache may keep them an hour.
+ * A resource list or read holds the owner's contacts, which an import changes at any time: private, and a minute.
+ */
+export const MCP_CACHE_HINTS = {
+  'server/discover': { ttlMs: HOUR_MS, cacheScope: 'public' },
+  'tools/list': { ttlMs: HOUR_MS, cacheScope: 'public' },
+  'resources/list': { ttlMs: 60_000, cacheScope: 'private' },
+  'resources/templates/list': { ttlMs: HOUR_MS, cacheScope: 'private' },
+  'resources/read': { ttlMs: 60_000, cacheScope: 'private' },
+} as const satisfies Record<string, CacheHint>;
+
 /**
  * The JSON Schema validator every server of the process shares. The SDK makes one per server unless given one, and
  * making it (an Ajv instance with its formats) took 2.2 of the hosted endpoint's milliseconds per request, each request
@@ -21,14 +36,15 @@ const INSTRUCTIONS =
 let validator: AjvJsonSchemaValidator | undefined;
 
 /**
- * An MCP server with the contact tools, for one caller. Both transports use it: the hosted endpoint builds one
- * per HTTP request (stateless), `contacts-api mcp` one per process.
+ * An MCP server with the contact tools, for one caller: the factory both entries call, createMcpHandler's per HTTP
+ * request (stateless) and serveStdio's per connection. Tools are listed in the order registered here: list_contacts,
+ * search_contacts, get_contact, then search and fetch (2026-07-28 asks for a fixed order).
  */
 export function createMcpServer(deps: ContactToolsDependencies): McpServer {
   validator ??= new AjvJsonSchemaValidator();
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
-    { instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
+    { instructions: INSTRUCTIONS, jsonSchemaValidator: validator, cacheHints: MCP_CACHE_HINTS },
   );
   const run = toolRunner(deps);
   registerContactTools(server, deps, run);

@@ -1,10 +1,9 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { paginationOf } from '../domain/pagination.js';
 import { explainSearch } from '../domain/search-explanation.js';
 import { getContact, listContacts, searchContacts, type ContactReader } from '../operations/contacts.js';
-import { COMPACT_FIELDS, projectContact } from './contact-fields.js';
 import { CONTACT_CARDS_TOOL_META } from './contact-cards.js';
+import { COMPACT_FIELDS, projectContact } from './contact-fields.js';
 import { fittingPrefix, RESULT_BUDGET_BYTES, withoutLargestFields } from './result-budget.js';
 import {
   GetContactInput,
@@ -31,7 +30,7 @@ export interface ContactToolsDependencies {
 }
 
 /**
- * list_contacts, get_contact and search_contacts: every read carries the owner from the key, never from arguments.
+ * list_contacts, search_contacts and get_contact, registered in the order tools/list gives them: every read carries the owner from the key, never from arguments.
  * Each result's text holds a summary and the whole result as JSON, for clients that show a model only the text; each
  * stays within RESULT_BUDGET_BYTES and says how to get what it left out.
  */
@@ -65,37 +64,6 @@ export function registerContactTools(server: McpServer, deps: Omit<ContactToolsD
               (truncated ? ` (cut from ${projected.length} to fit the size budget)` : '') +
               (pagination.nextOffset === null ? '.' : `; the next page starts at offset ${pagination.nextOffset}.`);
         return result({ data, pagination, truncated }, [heading, ...data.map(contactLine)]);
-      }),
-  );
-
-  server.registerTool(
-    'get_contact',
-    {
-      title: 'Get a contact',
-      description:
-        'Fetches one of your contacts by id. An id of a duplicate that was merged returns the contact it was merged ' +
-        'into, with merged_from set to the id you asked for.',
-      inputSchema: GetContactInput,
-      outputSchema: GetContactOutput,
-      annotations: { title: 'Get a contact', ...READ_ONLY },
-      _meta: CONTACT_CARDS_TOOL_META,
-    },
-    ({ id, fields }) =>
-      run(async (ownerId) => {
-        const found = await getContact(deps.contacts, ownerId, id);
-        if (!found) return toolError(CONTACT_NOT_FOUND_MESSAGE);
-        const { contact, mergedFrom } = found;
-        const fitted = withoutLargestFields(projectContact(contact, fields ?? COMPACT_FIELDS), RESULT_BUDGET_BYTES, ['id', 'name']);
-        const notes = [
-          ...(mergedFrom === null ? [] : [`Contact ${mergedFrom} was merged into ${contact.id}; this is that contact.`]),
-          ...(fitted.omitted.length === 0
-            ? []
-            : [`Left out to fit the size budget: ${fitted.omitted.join(', ')}; ask for each alone with fields.`]),
-        ];
-        return result(
-          { contact: fitted.value, merged_from: mergedFrom, truncated: fitted.omitted.length > 0, omitted_fields: fitted.omitted },
-          [...notes, contactLine(fitted.value)],
-        );
       }),
   );
 
@@ -139,6 +107,37 @@ export function registerContactTools(server: McpServer, deps: Omit<ContactToolsD
           ...advice,
           ...data.map((hit) => `${contactLine(hit)}, matched ${hit.matched.join(', ')}`),
         ]);
+      }),
+  );
+
+  server.registerTool(
+    'get_contact',
+    {
+      title: 'Get a contact',
+      description:
+        'Fetches one of your contacts by id. An id of a duplicate that was merged returns the contact it was merged ' +
+        'into, with merged_from set to the id you asked for.',
+      inputSchema: GetContactInput,
+      outputSchema: GetContactOutput,
+      annotations: { title: 'Get a contact', ...READ_ONLY },
+      _meta: CONTACT_CARDS_TOOL_META,
+    },
+    ({ id, fields }) =>
+      run(async (ownerId) => {
+        const found = await getContact(deps.contacts, ownerId, id);
+        if (!found) return toolError(CONTACT_NOT_FOUND_MESSAGE);
+        const { contact, mergedFrom } = found;
+        const fitted = withoutLargestFields(projectContact(contact, fields ?? COMPACT_FIELDS), RESULT_BUDGET_BYTES, ['id', 'name']);
+        const notes = [
+          ...(mergedFrom === null ? [] : [`Contact ${mergedFrom} was merged into ${contact.id}; this is that contact.`]),
+          ...(fitted.omitted.length === 0
+            ? []
+            : [`Left out to fit the size budget: ${fitted.omitted.join(', ')}; ask for each alone with fields.`]),
+        ];
+        return result(
+          { contact: fitted.value, merged_from: mergedFrom, truncated: fitted.omitted.length > 0, omitted_fields: fitted.omitted },
+          [...notes, contactLine(fitted.value)],
+        );
       }),
   );
 }

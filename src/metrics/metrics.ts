@@ -12,6 +12,7 @@ export interface Metrics {
   readonly rateLimited: Counter;
   readonly authFailureLimited: Counter;
   readonly rateLimitFailOpen: Counter;
+  readonly mcpMessages: Counter<'method' | 'tool'>;
   readonly webhooks: WebhookMetrics;
 }
 
@@ -105,6 +106,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     rateLimitFailOpen: new Counter({
       name: 'contacts_api_rate_limit_fail_open_total',
       help: 'Requests let through without a rate limit because the counter (Redis) failed.',
+      registers,
+    }),
+    mcpMessages: new Counter({
+      name: 'contacts_api_mcp_requests_total',
+      help: 'JSON-RPC requests answered on /mcp, by MCP method and, for tools/call, tool (2026-07-28: from the Mcp-Method and Mcp-Name headers).',
+      labelNames: ['method', 'tool'],
       registers,
     }),
     webhooks: createWebhookMetrics(registers),

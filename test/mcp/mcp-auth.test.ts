@@ -120,7 +120,7 @@ describeEachBackend('MCP authentication', (db) => {
       expect(body.result.serverInfo.name).toBe('contacts-api');
     });
 
-    it('keeps protocol errors in JSON-RPC: bad JSON (-32700), a non-JSON-RPC body, a missing Accept', async () => {
+    it('keeps protocol errors in JSON-RPC: bad JSON (-32700), a non-JSON-RPC body (-32600, as JSON-RPC 2.0 says), a missing Accept', async () => {
       for (const body of ['{not json', '']) {
         const badJson = await post(bearer(keys.valid), body);
         expect(badJson.status).toBe(400);
@@ -132,7 +132,7 @@ describeEachBackend('MCP authentication', (db) => {
       }
       const notRpc = await post(bearer(keys.valid), { hello: 'world' });
       expect(notRpc.status).toBe(400);
-      expect(await notRpc.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
+      expect(await notRpc.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
       const noAccept = await post({ ...bearer(keys.valid), accept: 'application/json' });
       expect(noAccept.status).toBe(406);
       expect(await noAccept.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });

@@ -182,6 +182,18 @@ describeEachBackend('MCP limits', (db) => {
       expect(twoCalls.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 4));
     });
 
+    it('counts resources/read and resources/list as calls, as tools/call', async () => {
+      const key = await newKey();
+      const batch = [
+        call(1, 'list_contacts', { limit: 1 }),
+        request(2, 'resources/list'),
+        request(3, 'resources/read', { uri: 'contacts://contact/0190a1b2-0000-7000-8000-000000000000' }),
+      ];
+      const response = await post(limited, key, batch, '2025-03-26');
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 3));
+    });
+
     it('lets every call of a batch through while the counter fails, as it lets requests through', async () => {
       let hits = 0;
       const failing = await buildTestApp(db().store, {

@@ -1,4 +1,9 @@
 import { existsSync } from 'node:fs';
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2HttpTransport,
+  UnauthorizedError as V2UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { refreshAuthorization, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
@@ -16,6 +21,7 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
 const CIMD_PATH = '/agents/test-agent.json';
+const PIN_2026 = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 
 function skipBrowser(): boolean {
   if (existsSync(CHROMIUM) || process.env.CI === 'true') return false;
@@ -75,9 +81,12 @@ describeEachBackend('MCP over OAuth, end to end', (db) => {
   });
 
   /** Runs the SDK client until it needs the user, lets the user approve in the browser, and finishes with the code. */
-  async function authorize(agent: TestOAuthClient, apiKey = key.key): Promise<{ consentText: string; code: string }> {
-    const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: agent });
-    await expect(new Client({ name: 'agent', version: '1' }).connect(transport)).rejects.toThrow(UnauthorizedError);
+  async function authorize(
+    agent: TestOAuthClient,
+    apiKey = key.key,
+    client = 'v1' as 'v1' | 'v2',
+  ): Promise<{ consentText: string; code: string }> {
+    const transport = await connectUnauthorized(agent, client);
     const page = await browser.newPage();
     try {
       const redirected = receiver.next();
@@ -92,12 +101,31 @@ describeEachBackend('MCP over OAuth, end to end', (db) => {
       const code = query.get('code');
       if (code === null) throw new Error(`no code: ${query.toString()}`);
       secrets.add(code);
-      await transport.finishAuth(code);
+      await transport.finish(query);
       for (const token of [agent.saved?.access_token, agent.saved?.refresh_token]) if (token) secrets.add(token);
       return { consentText, code };
     } finally {
       await page.close();
     }
+  }
+
+  /**
+   * Connects as the agent, which fails for want of a token and leaves the authorization URL with the agent: with the v1
+   * SDK's client, or with the v2 one pinned to 2026-07-28. Returns how to finish the flow with the redirect's query: the
+   * v2 client checks its `iss` (RFC 9207), the v1 client reads the code alone.
+   */
+  async function connectUnauthorized(
+    agent: TestOAuthClient,
+    client: 'v1' | 'v2',
+  ): Promise<{ finish: (query: URLSearchParams) => Promise<void> }> {
+    if (client === 'v2') {
+      const transport = new V2HttpTransport(mcpUrl, { authProvider: agent });
+      await expect(new V2Client({ name: 'agent', version: '1' }, PIN_2026).connect(transport)).rejects.toThrow(V2UnauthorizedError);
+      return { finish: (query) => transport.finishAuth(query) };
+    }
+    const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: agent });
+    await expect(new Client({ name: 'agent', version: '1' }).connect(transport)).rejects.toThrow(UnauthorizedError);
+    return { finish: (query) => transport.finishAuth(query.get('code')!) };
   }
 
   async function listWith(agent: TestOAuthClient): Promise<CallToolResult> {
@@ -170,6 +198,22 @@ describeEachBackend('MCP over OAuth, end to end', (db) => {
     expect(consentText).toContain('Connect Metadata Document Agent');
     expect(documents.fetched).toContain(CIMD_PATH);
     expect((await listWith(agent)).isError).toBeFalsy();
+  });
+
+  it('the v2 client pinned to 2026-07-28 goes through the same flow with a Client ID Metadata Document, and reads', async () => {
+    const agent = new TestOAuthClient(receiver.url, `${documents.origin}${CIMD_PATH}`);
+    const { consentText } = await authorize(agent, key.key, 'v2');
+    expect(consentText).toContain('Connect Metadata Document Agent');
+    const client = new V2Client({ name: 'agent', version: '1' }, PIN_2026);
+    await client.connect(new V2HttpTransport(mcpUrl, { authProvider: agent }));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const result = (await client.callTool({ name: 'list_contacts', arguments: { limit: 5 } })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      expect((result.structuredContent as { pagination: { total: number } }).pagination.total).toBe(3);
+    } finally {
+      await client.close();
+    }
   });
 
   it('revoking the API key behind a grant stops its access token within 1 s, and its refresh token', async () => {

@@ -33,4 +33,17 @@ describeEachBackend('MCP over stdio, lines that are not messages', (db) => {
       await once(child, 'close');
     }
   });
+
+  it('ends the session and exits 0 when the agent closes its stdout, though stdin stays open', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp'], { env: mcpEnv(db().databaseUrl, key), stdio: ['pipe', 'pipe', 'pipe'] });
+    const closed = once(child, 'close');
+    try {
+      child.stdout!.destroy();
+      // The answer to this ping is written to a closed pipe: the transport closes, and the command with it.
+      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })}\n`);
+      expect(await closed).toEqual([0, null]);
+    } finally {
+      child.stdin!.end();
+    }
+  });
 });

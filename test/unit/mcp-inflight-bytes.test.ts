@@ -5,9 +5,13 @@ const MAX_RESPONSE = 1024 * 1024;
 const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_contacts', arguments: {} } });
 
 describe('reservationBytes', () => {
-  it('reserves a result per tool call, a small answer per other request, nothing for a notification', () => {
+  it('reserves a result per call (tools/call, resources/read, resources/list), a small answer per other request, nothing for a notification', () => {
     expect(reservationBytes(call(1), MAX_RESPONSE)).toBe(CALL_RESERVATION_BYTES);
     expect(reservationBytes({ jsonrpc: '2.0', id: 1, method: 'ping' }, MAX_RESPONSE)).toBe(OTHER_RESERVATION_BYTES);
+    expect(
+      reservationBytes({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'contacts://contact/x' } }, MAX_RESPONSE),
+    ).toBe(CALL_RESERVATION_BYTES);
+    expect(reservationBytes({ jsonrpc: '2.0', id: 1, method: 'resources/list' }, MAX_RESPONSE)).toBe(CALL_RESERVATION_BYTES);
     expect(reservationBytes({ jsonrpc: '2.0', method: 'notifications/initialized' }, MAX_RESPONSE)).toBe(0);
     expect(reservationBytes([call(1), { jsonrpc: '2.0', id: 2, method: 'tools/list' }], MAX_RESPONSE)).toBe(
       CALL_RESERVATION_BYTES + OTHER_RESERVATION_BYTES,

@@ -31,25 +31,34 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
         await owner();
 
         // Loaded here, not with the program: every other command (serve, in each worker) would carry the MCP SDK.
-        const { createMcpServer, StdioServerTransport, answerUnreadableLines } = await import('../../mcp/local.js');
-        const server = createMcpServer({
-          contacts: store.contacts,
-          owner,
-          onError: (error) => log.error({ err: error }, 'MCP tool failed'),
-          contactUrl: contactUrlFor(config.contactUrlTemplate, config.oauth.issuer),
+        const { answerUnreadableLines, createMcpServer, serveStdio, StdioServerTransport } = await import('../../mcp/local.js');
+        const stdin = answerUnreadableLines(process.stdin);
+        const transport = new StdioServerTransport(stdin.input, process.stdout);
+        stdin.answerWith((message) => transport.send(message as Parameters<typeof transport.send>[0]));
+        // One server for the connection, of the era its first message chose (2026-07-28, or a 2025 revision).
+        const handle = serveStdio(
+          () =>
+            createMcpServer({
+              contacts: store.contacts,
+              owner,
+              onError: (error) => log.error({ err: error }, 'MCP tool failed'),
+              contactUrl: contactUrlFor(config.contactUrlTemplate, config.oauth.issuer),
+            }),
+          { transport, onerror: stdin.onerror },
+        );
+        // The transport closing (the agent closed our stdin or stdout, or sent a line past its buffer) or a signal ends the
+        // session; the store is closed after it. serveStdio has set the transport's onclose: it is kept, and runs first.
+        await new Promise<void>((resolve) => {
+          const served = transport.onclose;
+          transport.onclose = () => {
+            served?.();
+            resolve();
+          };
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
         });
-        const transport = new StdioServerTransport();
-        answerUnreadableLines(transport);
-        const closed = new Promise<void>((resolve) => {
-          transport.onclose = resolve;
-          // The agent closing our stdin, or a signal, ends the session; the store is closed after it.
-          process.stdin.once('end', () => void transport.close());
-          process.once('SIGINT', () => void transport.close());
-          process.once('SIGTERM', () => void transport.close());
-        });
-        await server.connect(transport);
-        await closed;
-        await server.close();
+        await handle.close();
+        stdin.release();
       });
     });
 }

@@ -1,0 +1,92 @@
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import type { ContactReader } from '../operations/contacts.js';
+import { MeteredTransport, type ToolCallAdmission } from './metered-transport.js';
+import { createMcpServer } from './server.js';
+
+/** The revision without sessions or initialize, which the SDK serves apart from the 2025 ones. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/** Who one /mcp request acts for, and how its calls are admitted. */
+export interface McpCaller {
+  /** The owner the key or token resolved to: every read carries it. */
+  ownerId: string;
+  /** Told of an unexpected failure; the caller only sees "Internal server error". */
+  onError: (error: unknown) => void;
+  /** Asked before each call of a 2025-era batch (the request's own unit pays for the first). */
+  admitCall: () => Promise<ToolCallAdmission>;
+}
+
+export interface McpEndpointOptions {
+  contacts: ContactReader;
+  contactUrl: (id: string) => string;
+  /** Most bytes one response may hold (MCP_RESPONSE_LIMIT_BYTES). */
+  maxResponseBytes: number;
+  /** Told of requests the SDK rejected (a missing or contradicting header, an unknown revision) and of its failures. */
+  onRejected: (error: Error) => void;
+}
+
+/** Answers one POST /mcp whose body Fastify has parsed. */
+export type McpEndpoint = (request: Request, body: unknown, caller: McpCaller) => Promise<Response>;
+
+/**
+ * Both protocol eras on one URL, stateless, from one server factory. A 2026-07-28 request (its `_meta` envelope names
+ * the revision) goes to the SDK's createMcpHandler, which checks MCP-Protocol-Version, Mcp-Method and Mcp-Name against
+ * the body (-32020 when they are missing or contradict it) and answers its one message. Any other request is a
+ * 2025-era one (2025-11-25, 2025-06-18 or 2025-03-26, the revision its initialize or header names): it is served as
+ * before, by a fresh server on a JSON-answering transport wrapped in MeteredTransport, which holds a batch's calls to
+ * the rate limit and its answers to the response cap. The SDK's own legacy fallback would answer those clients with
+ * event streams and build its transport where nothing can meter it, hence this routing, which its isLegacyRequest is
+ * for.
+ */
+export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
+  const serverFor = (caller: McpCaller) =>
+    createMcpServer({
+      contacts: options.contacts,
+      contactUrl: options.contactUrl,
+      owner: async () => caller.ownerId,
+      onError: caller.onError,
+    });
+  // The factory learns its caller from the Request it is handed back: createMcpHandler is made once per process.
+  const callers = new WeakMap<Request, McpCaller>();
+  const modern = createMcpHandler(
+    ({ requestInfo }) => {
+      const caller = requestInfo === undefined ? undefined : callers.get(requestInfo);
+      if (caller === undefined) throw new Error('An MCP request reached the server factory without its caller');
+      return serverFor(caller);
+    },
+    // responseMode stays 'auto': JSON unless a tool sends a message before its result, which none does; 'json' would say
+    // so on stderr (console.warn) each time a handler is made.
+    { legacy: 'reject', onerror: options.onRejected },
+  );
+
+  return async (request, body, caller) => {
+    if (await isLegacyRequest(request, body)) return serveLegacy(serverFor(caller), request, body, caller, options.maxResponseBytes);
+    callers.set(request, caller);
+    return modern.fetch(request, { parsedBody: body });
+  };
+}
+
+async function serveLegacy(
+  server: ReturnType<typeof createMcpServer>,
+  request: Request,
+  body: unknown,
+  caller: McpCaller,
+  maxResponseBytes: number,
+): Promise<Response> {
+  // JSON responses rather than an event stream: every tool answers at once, and plain JSON passes any proxy.
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const metered = new MeteredTransport(transport, { maxResponseBytes, admitToolCall: caller.admitCall });
+  const close = () => {
+    void metered.close();
+    void server.close();
+  };
+  // A client that goes away stops the calls of its batch still queued.
+  request.signal.addEventListener('abort', close, { once: true });
+  try {
+    await server.connect(metered);
+    return await transport.handleRequest(request, { parsedBody: body });
+  } finally {
+    request.signal.removeEventListener('abort', close);
+    close();
+  }
+}
