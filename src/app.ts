@@ -25,8 +25,8 @@ import securityHeaders from './web/plugins/security-headers.js';
 import slowReaders from './web/plugins/slow-readers.js';
 import { jsonServerOptions } from './web/server-options.js';
 import { serviceKeyFrom } from './web/service-key.js';
+import { DAY_MS } from './domain/duration.js';
 
-const DAY_MS = 86_400_000;
 const KIB = 1024;
 const MIB = 1024 * KIB;
 
@@ -128,6 +128,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     corsOrigins: config.corsOrigins,
     contactUrlTemplate: config.contactUrlTemplate,
     inflightBytes: config.mcpInflightMb * MIB,
+    serviceKey,
+    changesRetentionMs: config.changesRetentionDays * DAY_MS,
   });
   await app.register(carddav, {
     contacts: store.contacts,

@@ -23,11 +23,10 @@ import { adminOpenApiRoute } from './routes/openapi.js';
 import { adminUserRoutes } from './routes/users.js';
 import { adminWebhookRoutes } from './routes/webhooks.js';
 import { validationError } from './validation-errors.js';
+import { DAY_MS } from '../domain/duration.js';
 
 /** How long a request waits for another with its Idempotency-Key to finish, at most: half the request timeout else. */
 const MAX_IN_PROGRESS_WAIT_MS = 5_000;
-
-const DAY_MS = 86_400_000;
 
 /** Where every admin operation lives. */
 export const ADMIN_PREFIX = '/admin/v1';

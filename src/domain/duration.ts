@@ -1,6 +1,8 @@
 import { InputError } from './errors.js';
 
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+export const DAY_MS = 86_400_000;
+
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS } as const;
 const MAX_MS = 100 * 365 * UNIT_MS.d;
 
 /**

@@ -1,4 +1,4 @@
-import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import type { McpServer } from '@modelcontextprotocol/server';
 import {
   assertTokenOwner,
   decodeSyncToken,
@@ -16,15 +16,12 @@ import type { ServiceKeySource } from '../web/service-key.js';
 import { ListChangesInput, ListChangesOutput } from './change-schemas.js';
 import { COMPACT_FIELDS, projectContact, type ContactFieldName } from './contact-fields.js';
 import { fittingPrefix, RESULT_BUDGET_BYTES, withoutLargestFields } from './result-budget.js';
-import { contactLine, READ_ONLY, toolError } from './tool-results.js';
+import { contactLine, READ_ONLY, toolError, type ToolRunner } from './tool-results.js';
 
 /** What list_changes reads: the change feed's log and retention, and the key that signs its tokens. */
 export interface ChangeToolDependencies extends ChangeFeedSource {
   serviceKey: ServiceKeySource;
 }
-
-/** Runs a tool's work for the key's owner, asked on every call (tool-results.ts's toolRunner). */
-export type ChangeToolRunner = (work: (ownerId: string) => Promise<CallToolResult>) => Promise<CallToolResult>;
 
 /** list_changes' `since`, as its errors name it. */
 const SINCE_ARGUMENT: SinceParameter = {
@@ -50,7 +47,7 @@ const TYPE_OF: Record<FeedChange['state']['kind'], ChangeEntry['type']> = { list
  * Every read carries the owner from the key; a result stays within RESULT_BUDGET_BYTES, and its next_since then
  * continues right after the last change it holds.
  */
-export function registerChangeTool(server: McpServer, deps: ChangeToolDependencies, run: ChangeToolRunner): void {
+export function registerChangeTool(server: McpServer, deps: ChangeToolDependencies, run: ToolRunner): void {
   const keptDays = retentionDays(deps.retentionMs);
   const startAgain =
     `"since" is further back than the change log reaches (it keeps ${keptDays} days of changes), or from before ` +

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { McpUiResourceMeta, McpUiToolMeta } from '@modelcontextprotocol/ext-apps';
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { McpServer, Resource } from '@modelcontextprotocol/server';
 
 /**
  * The contact cards (MCP Apps, `io.modelcontextprotocol/ui`): one page that draws the people of a tool result in the
@@ -42,17 +42,20 @@ function contactCardsPage(): string {
   return page;
 }
 
+/** The page as resources/list gives it (the contacts' listing handler lists it first: contact-resources.ts). */
+export const CONTACT_CARDS_RESOURCE = {
+  uri: CONTACT_CARDS_URI,
+  name: 'contact-cards',
+  title: 'Contact cards',
+  description: 'Draws the people of a list_contacts, search_contacts, get_contact or list_changes result as cards.',
+  mimeType: MCP_APP_MIME_TYPE,
+  _meta: { ui: CONTACT_CARDS_UI },
+} as const satisfies Resource;
+
 /** Registers ui://contacts/cards.html, the page the tools' CONTACT_CARDS_TOOL_META points hosts to. */
 export function registerContactCards(server: McpServer): void {
-  server.registerResource(
-    'contact-cards',
-    CONTACT_CARDS_URI,
-    {
-      title: 'Contact cards',
-      description: 'Draws the people of a list_contacts, search_contacts, get_contact or list_changes result as cards.',
-      mimeType: MCP_APP_MIME_TYPE,
-      _meta: { ui: CONTACT_CARDS_UI },
-    },
-    (uri) => ({ contents: [{ uri: uri.href, mimeType: MCP_APP_MIME_TYPE, text: contactCardsPage(), _meta: { ui: CONTACT_CARDS_UI } }] }),
-  );
+  const { uri, name, ...metadata } = CONTACT_CARDS_RESOURCE;
+  server.registerResource(name, uri, metadata, (uri) => ({
+    contents: [{ uri: uri.href, mimeType: MCP_APP_MIME_TYPE, text: contactCardsPage(), _meta: { ui: CONTACT_CARDS_UI } }],
+  }));
 }

@@ -1,7 +1,6 @@
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
-import type { ContactReader } from '../operations/contacts.js';
 import { MeteredTransport, type ToolCallAdmission } from './metered-transport.js';
-import { createMcpServer } from './server.js';
+import { createMcpServer, type McpReadSources } from './server.js';
 
 /** The revision without sessions or initialize, which the SDK serves apart from the 2025 ones. */
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
@@ -17,8 +16,8 @@ export interface McpCaller {
 }
 
 export interface McpEndpointOptions {
-  contacts: ContactReader;
-  contactUrl: (id: string) => string;
+  /** What every caller's server reads (createMcpServer). */
+  sources: McpReadSources;
   /** Most bytes one response may hold (MCP_RESPONSE_LIMIT_BYTES). */
   maxResponseBytes: number;
   /** Told of requests the SDK rejected (a missing or contradicting header, an unknown revision) and of its failures. */
@@ -41,8 +40,7 @@ export type McpEndpoint = (request: Request, body: unknown, caller: McpCaller) =
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const serverFor = (caller: McpCaller) =>
     createMcpServer({
-      contacts: options.contacts,
-      contactUrl: options.contactUrl,
+      ...options.sources,
       owner: async () => caller.ownerId,
       onError: caller.onError,
     });

@@ -8,6 +8,7 @@ import type { OAuthConfig } from '../config.js';
 import type { Store } from '../store/store.js';
 import { registerAuthorizedRoutes } from '../web/authorize.js';
 import { registerMcpRoute } from './route.js';
+import type { ServiceKeySource } from '../web/service-key.js';
 
 export interface McpPluginOptions {
   store: Pick<Store, 'contacts' | 'users'>;
@@ -22,6 +23,10 @@ export interface McpPluginOptions {
   contactUrlTemplate: string | null;
   /** MCP_INFLIGHT_MB, in bytes: what the answers being built may take in this process at once. */
   inflightBytes: number;
+  /** Signs list_changes' tokens (the REST change feed's) and resources/list's cursors. */
+  serviceKey: ServiceKeySource;
+  /** CHANGES_RETENTION_DAYS, in ms. */
+  changesRetentionMs: number;
 }
 
 /**
@@ -41,10 +46,14 @@ export default fp<McpPluginOptions>(
     const { rateLimiter, limitAuthFailures } = app;
     await registerAuthorizedRoutes(app, { authenticator, rateLimiter, limitAuthFailures }, (api) => {
       registerMcpRoute(api, {
-        contacts: store.contacts,
+        sources: {
+          contacts: store.contacts,
+          contactUrl: contactUrlFor(options.contactUrlTemplate, oauth.issuer),
+          serviceKey: options.serviceKey,
+          retentionMs: options.changesRetentionMs,
+        },
         rateLimiter,
         allowed: { origins: options.corsOrigins, issuer: oauth.issuer },
-        contactUrl: contactUrlFor(options.contactUrlTemplate, oauth.issuer),
         inflight: new InflightBytes(options.inflightBytes),
         countMessages: mcpMessageCounter(app.metrics.mcpMessages),
       });

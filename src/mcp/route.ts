@@ -3,7 +3,7 @@ import { reservationBytes, type InflightBytes } from './inflight-bytes.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ToolCallAdmission } from './metered-transport.js';
 import type { CountMcpMessages } from './message-metrics.js';
-import type { ContactStore } from '../store/store.js';
+import type { McpReadSources } from './server.js';
 import { MCP_PATH } from '../domain/mcp-resource.js';
 import { principalOf } from '../web/authorize.js';
 import { handleError } from '../web/errors.js';
@@ -29,11 +29,11 @@ export const MCP_BUSY_MESSAGE = 'Server busy: this process holds as much MCP wor
 export function registerMcpRoute(
   app: FastifyInstance,
   deps: {
-    contacts: ContactStore;
+    /** What every caller's server reads (createMcpServer). */
+    sources: McpReadSources;
     rateLimiter: RateLimiter;
     /** CORS_ORIGINS and OAUTH_ISSUER: what a browser's Origin may be (see originRefusal). */
     allowed: { origins: readonly string[]; issuer: string };
-    contactUrl: (id: string) => string;
     /** Counts the messages of an answered request by method and tool (the metrics). */
     countMessages: CountMcpMessages;
     /** MCP_INFLIGHT_MB: what the answers being built and kept may take in this process; past it, 503. */
@@ -48,8 +48,7 @@ export function registerMcpRoute(
     (loaded ??= import('./hosted.js').then((hosted) => ({
       ...hosted,
       endpoint: hosted.createMcpEndpoint({
-        contacts: deps.contacts,
-        contactUrl: deps.contactUrl,
+        sources: deps.sources,
         maxResponseBytes: MCP_RESPONSE_LIMIT_BYTES,
         onRejected: (error) => app.log.debug({ err: error }, 'MCP request rejected'),
       }),

@@ -1,11 +1,11 @@
 import type { Store } from './store.js';
+import { DAY_MS } from '../domain/duration.js';
 
 /** Rows one prune statement removes; a run stops after PRUNE_BATCHES of them and goes on at the next run. */
 const PRUNE_BATCH_ROWS = 1000;
 const PRUNE_BATCHES = 20;
 const PRUNE_INTERVAL_MS = 3_600_000;
 const FIRST_PRUNE_AFTER_MS = 60_000;
-const DAY_MS = 86_400_000;
 /**
  * A change is kept a day past the retention: a change written in a transaction that began before a token was issued
  * can carry an earlier time than the token, and must outlive it.

@@ -11,6 +11,8 @@ import { MCP_CACHE_HINTS } from '../../src/mcp/server.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import type { Contact } from '../../src/domain/contact.js';
 import { bearer, buildTestApp } from '../support/app.js';
+import { DAY_MS } from '../../src/domain/duration.js';
+import { serviceKeyFrom } from '../../src/web/service-key.js';
 import { describeEachBackend } from '../support/backends.js';
 import { BIN, mcpEnv } from '../support/cli.js';
 import { listenOnFreePort } from '../support/listen.js';
@@ -246,9 +248,9 @@ describeEachBackend('MCP 2026-07-28: the v2 client pinned to it, and a 2025-11-2
 
   it('the warm-up runs its search through both eras’ pipelines, and each is answered, not refused', async () => {
     const rejected: Error[] = [];
+    const { store } = db();
     const endpoint = createMcpEndpoint({
-      contacts: db().store.contacts,
-      contactUrl: (id) => id,
+      sources: { contacts: store.contacts, contactUrl: (id) => id, serviceKey: serviceKeyFrom(store.oauth), retentionMs: DAY_MS },
       maxResponseBytes: 1024 * 1024,
       onRejected: (error) => rejected.push(error),
     });

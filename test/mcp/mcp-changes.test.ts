@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type * as z from 'zod';
 import { CHANGES_LIMIT_MAX } from '../../src/domain/changes.js';
 import type { ListChangesOutput } from '../../src/mcp/change-schemas.js';
-import { registerChangeTool, type ChangeToolRunner } from '../../src/mcp/change-tool.js';
+import { registerChangeTool } from '../../src/mcp/change-tool.js';
 import { RESULT_BUDGET_BYTES } from '../../src/mcp/result-budget.js';
 import { toolRunner } from '../../src/mcp/tool-results.js';
 import type { Store, User } from '../../src/store/store.js';
@@ -37,11 +37,7 @@ describeEachBackend('MCP list_changes (2026-07-28 client)', (db) => {
     const handler = createMcpHandler(
       () => {
         const server = new McpServer({ name: 'contacts-api-test', version: '1.0.0' });
-        // tool-results.ts still types its results with the v1 SDK until the v2 migration lands; the runner is the same.
-        const run = toolRunner({
-          owner: async () => user.id,
-          onError: (error) => expect.fail(String(error)),
-        }) as unknown as ChangeToolRunner;
+        const run = toolRunner({ owner: async () => user.id, onError: (error) => expect.fail(String(error)) });
         registerChangeTool(server, { contacts: store.contacts, retentionMs: RETENTION_MS, serviceKey }, run);
         return server;
       },

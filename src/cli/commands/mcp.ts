@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { InputError } from '../../domain/errors.js';
 import { createAuthenticator } from '../../auth/authenticator.js';
+import { DAY_MS } from '../../domain/duration.js';
 import { CONTACTS_READ } from '../../domain/scopes.js';
+import { serviceKeyFrom } from '../../web/service-key.js';
 import { createLogger } from '../../logger.js';
 import { contactUrlFor } from '../../mcp/contact-url.js';
 import { withStore } from '../context.js';
@@ -30,6 +32,7 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
         // A bad key stops the command (exit 1, the API's 401/403 text on stderr) before anything is served.
         await owner();
 
+        const serviceKey = serviceKeyFrom(store.oauth);
         // Loaded here, not with the program: every other command (serve, in each worker) would carry the MCP SDK.
         const { answerUnreadableLines, createMcpServer, serveStdio, StdioServerTransport } = await import('../../mcp/local.js');
         const stdin = answerUnreadableLines(process.stdin);
@@ -43,6 +46,8 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
               owner,
               onError: (error) => log.error({ err: error }, 'MCP tool failed'),
               contactUrl: contactUrlFor(config.contactUrlTemplate, config.oauth.issuer),
+              serviceKey,
+              retentionMs: config.changesRetentionDays * DAY_MS,
             }),
           { transport, onerror: stdin.onerror },
         );
