@@ -6,7 +6,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { AuthError } from '../auth/authenticator.js';
 import { CONTACTS_READ } from '../domain/scopes.js';
 import type { OAuthStore } from '../store/store.js';
-import { clientMetadataProblem } from './client-metadata.js';
+import { clientMetadataProblem, registrationPreferenceFirst } from './client-metadata.js';
 import { renderOAuthErrorPage } from './consent-page.js';
 import { createOutgoingFetch } from './outgoing-fetch.js';
 import type { OAuthConfig } from '../config.js';
@@ -210,6 +210,10 @@ async function buildAuthorizationServer(deps: AuthorizationServerDependencies): 
   // The provider builds its endpoints' URLs (and decides on secure cookies) from the request's host and protocol:
   // it is told the issuer's (seenAtIssuer), whatever Host or proxy the request came through.
   provider.proxy = true;
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.oidc?.route === 'discovery' && ctx.status === 200) ctx.body = registrationPreferenceFirst(ctx.body as Record<string, unknown>);
+  });
   const consentToken = (uid: string) => createHmac('sha256', csrfKey).update(uid).digest('base64url');
   return {
     provider,

@@ -30,3 +30,14 @@ function isHttpOffLoopback(uri: string): boolean {
   const url = URL.parse(uri);
   return url !== null && url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname);
 }
+
+/**
+ * The authorization-server metadata with the issuer, then `client_id_metadata_document_supported`, ahead of
+ * `registration_endpoint` and the rest: MCP 2026-07-28 makes Client ID Metadata Documents the way a client with no
+ * prior relationship registers, and keeps dynamic registration (deprecated there) only for older clients. Key order
+ * means nothing to a parser; it is what a person reading the document sees first.
+ */
+export function registrationPreferenceFirst(metadata: Record<string, unknown>): Record<string, unknown> {
+  const { issuer, client_id_metadata_document_supported: metadataDocuments, ...rest } = metadata;
+  return { issuer, client_id_metadata_document_supported: metadataDocuments, ...rest };
+}

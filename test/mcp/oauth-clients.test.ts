@@ -2,6 +2,11 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+  UnauthorizedError as UnauthorizedErrorV2,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -28,8 +33,8 @@ const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/j
 
 /**
  * OAuth clients other people wrote, against `serve --port P` with no OAUTH_ISSUER (and no PORT or HOST): mcp-remote
- * from the server URL alone, the MCP SDK's client with a Client ID Metadata Document, and oauth4webapi as a strict
- * client sending DPoP proofs. The consent page is filled in with fetch (approveInBrowser): no browser needed.
+ * from the server URL alone, the v1 MCP SDK's client with a Client ID Metadata Document, the v2 client pinned to
+ * 2026-07-28 (by metadata document and by dynamic registration), and oauth4webapi as a strict client sending DPoP proofs. The consent page is filled in with fetch (approveInBrowser): no browser needed.
  */
 describeEachBackend('OAuth clients against serve with the default issuer', (db) => {
   let server: ServerProcess;
@@ -158,6 +163,54 @@ describeEachBackend('OAuth clients against serve with the default issuer', (db) 
     try {
       const result = (await client.callTool({ name: 'list_contacts', arguments: { limit: 5 } })) as CallToolResult;
       expect(result.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
+
+  /** The v2 client on the current revision only: it never falls back to 2025's initialize. */
+  const currentRevisionClient = () =>
+    new ClientV2({ name: 'agent-2026', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+
+  /** The v2 client's OAuth flow to a tool call: refused first, the user approves with a key, then connected again. */
+  async function connectWithOAuthV2(agent: TestOAuthClient) {
+    const mcpUrl = new URL(`${server.url}/mcp`);
+    await expect(currentRevisionClient().connect(new StreamableHTTPClientTransportV2(mcpUrl, { authProvider: agent }))).rejects.toThrow(
+      UnauthorizedErrorV2,
+    );
+    const back = await approveInBrowser(agent.authorizationUrl!.href, apiKey);
+    expect(back.searchParams.get('iss')).toBe(server.url);
+    const transport = new StreamableHTTPClientTransportV2(mcpUrl, { authProvider: agent });
+    // The whole query, iss included: the v2 client checks it against the issuer it discovered (RFC 9207).
+    await transport.finishAuth(back.searchParams);
+    const client = currentRevisionClient();
+    await client.connect(new StreamableHTTPClientTransportV2(mcpUrl, { authProvider: agent }));
+    return client;
+  }
+
+  it('the v2 client pinned to 2026-07-28, registering by Client ID Metadata Document: its token calls a tool', async () => {
+    const agent = new TestOAuthClient(receiver.url, `${documents.origin}${CIMD_PATH}`, 'Agent 2026');
+    const fetchedBefore = documents.fetched.length;
+    const client = await connectWithOAuthV2(agent);
+    try {
+      expect(agent.clientInfo?.client_id).toBe(`${documents.origin}${CIMD_PATH}`);
+      expect(documents.fetched.slice(fetchedBefore)).toContain(CIMD_PATH);
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const result = await client.callTool({ name: 'list_contacts', arguments: { limit: 5 } });
+      expect(result.isError).toBeFalsy();
+      expect((result.structuredContent as { pagination: { total: number } }).pagination.total).toBe(3);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the v2 client pinned to 2026-07-28, without a metadata document, registers dynamically as a native app', async () => {
+    const agent = new TestOAuthClient(receiver.url, undefined, 'Agent 2026 (DCR)');
+    const client = await connectWithOAuthV2(agent);
+    try {
+      expect(agent.clientInfo).toMatchObject({ application_type: 'native', redirect_uris: [receiver.url] });
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     } finally {
       await client.close();
     }

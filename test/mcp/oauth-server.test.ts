@@ -162,6 +162,12 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
       expect(rfc8414.json().scopes_supported).toContain('contacts:read');
     });
 
+    it('names Client ID Metadata Documents first, right after the issuer, ahead of dynamic registration (MCP 2026-07-28)', async () => {
+      const keys = Object.keys((await app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json());
+      expect(keys.slice(0, 2)).toEqual(['issuer', 'client_id_metadata_document_supported']);
+      expect(keys.indexOf('client_id_metadata_document_supported')).toBeLessThan(keys.indexOf('registration_endpoint'));
+    });
+
     it('advertises no DPoP: /mcp checks no proofs, so the server binds no token to a key (docs/oauth.md)', async () => {
       const metadata = (await app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json();
       expect(metadata).not.toHaveProperty('dpop_signing_alg_values_supported');
@@ -196,6 +202,39 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
           error: 'invalid_redirect_uri',
           error_description: `redirect_uris may use http only on loopback (127.0.0.1, [::1] or localhost); use https for ${uri}`,
         });
+      }
+      expect(Number(await storedClients())).toBe(Number(before));
+    });
+
+    it('takes application_type as MCP 2026-07-28 asks clients to send it: native on loopback or its own scheme, web on https', async () => {
+      const cases: [string, string[]][] = [
+        ['native', ['http://127.0.0.1:33418/callback', 'http://localhost:33418/callback']],
+        ['native', ['com.example.agent:/oauth/callback']],
+        ['web', ['https://agent.example/callback']],
+      ];
+      for (const [applicationType, uris] of cases) {
+        const registered = await register({ application_type: applicationType, redirect_uris: uris });
+        expect(registered.statusCode, registered.body).toBe(201);
+        expect(registered.json()).toMatchObject({ application_type: applicationType, redirect_uris: uris });
+      }
+      // Clients of earlier revisions send none: the OpenID default (web) still takes their loopback redirect URIs.
+      const older = await register({ redirect_uris: ['http://127.0.0.1:33418/callback'] });
+      expect(older.statusCode).toBe(201);
+      expect(older.json().application_type).toBe('web');
+    });
+
+    it('refuses an application_type its redirect URIs contradict, or one that does not exist, storing nothing', async () => {
+      const before = await storedClients();
+      const refusals: [Record<string, unknown>, string][] = [
+        [{ application_type: 'native', redirect_uris: ['https://127.0.0.1/callback'] }, 'invalid_redirect_uri'],
+        [{ application_type: 'web', redirect_uris: ['com.example.agent:/oauth/callback'] }, 'invalid_redirect_uri'],
+        [{ application_type: 'desktop' }, 'invalid_client_metadata'],
+      ];
+      for (const [metadata, error] of refusals) {
+        const refused = await register(metadata);
+        expect(refused.statusCode, JSON.stringify(metadata)).toBe(400);
+        expect(refused.json()).toMatchObject({ error });
+        expect(refused.json().error_description, JSON.stringify(metadata)).toBeTruthy();
       }
       expect(Number(await storedClients())).toBe(Number(before));
     });
@@ -380,6 +419,26 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
       expect(page.body).toContain('--accent:#0a7d33');
     });
 
+    it('every answer it sends back to the client carries iss (RFC 9207): an approval, a denial and a refused request', async () => {
+      const { query } = await approve();
+      expect(query.get('iss')).toBe(ISSUER);
+      const { url, cookie, csrf } = await consentPage();
+      const denied = await app.inject({ method: 'POST', url, headers: { cookie }, payload: { csrf: csrf!, decision: 'deny' } });
+      const back = await app.inject({
+        method: 'GET',
+        url: denied.headers.location!,
+        headers: { cookie: `${cookie}; ${cookiesOf(denied)}` },
+      });
+      const deniedQuery = new URL(back.headers.location!).searchParams;
+      expect(deniedQuery.get('error')).toBe('access_denied');
+      expect(deniedQuery.get('iss')).toBe(ISSUER);
+      const { challenge } = pkce();
+      const refused = await authorize({ scope: 'contacts:write', code_challenge: challenge, code_challenge_method: 'S256' });
+      const refusedQuery = new URL(refused.headers.location!).searchParams;
+      expect(refusedQuery.get('error')).toBe('invalid_scope');
+      expect(refusedQuery.get('iss')).toBe(ISSUER);
+    });
+
     it('refuses a post without the page’s CSRF token, or without the browser’s interaction cookie, granting nothing', async () => {
       const { url, cookie, csrf } = await consentPage();
       const forged = await app.inject({
@@ -539,6 +598,21 @@ describeEachBackend('embedded OAuth authorization server', (db) => {
       ).json();
       const rest = await listContacts(app, tokens.access_token);
       expect(rest.statusCode).toBe(401);
+    });
+
+    it('binds a token to this issuer: an instance with another issuer on the same database refuses it', async () => {
+      const tokens = await exchange(await approve());
+      const elsewhere = await buildTestApp(db().store, {
+        config: { oauth: oauthConfig({ issuer: 'https://contacts-staging.example.com' }) },
+      });
+      try {
+        const refused = await postMcp(elsewhere, tokens.access_token, TOOLS_LIST);
+        expect(refused.statusCode).toBe(401);
+        expect(refused.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token", /);
+      } finally {
+        await elsewhere.close();
+      }
+      expect((await postMcp(app, tokens.access_token, TOOLS_LIST)).statusCode).toBe(200);
     });
 
     it('a token the server never issued is a 401 that starts discovery', async () => {
