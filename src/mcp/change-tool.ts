@@ -14,6 +14,7 @@ import { PublicError } from '../domain/errors.js';
 import { readFeedPage, readFeedPageSince, type ChangeFeedSource, type FeedChange, type FeedPage } from '../operations/change-feed.js';
 import type { ServiceKeySource } from '../web/service-key.js';
 import { ListChangesInput, ListChangesOutput } from './change-schemas.js';
+import { CONTACT_CARDS_TOOL_META } from './contact-cards.js';
 import { COMPACT_FIELDS, projectContact, type ContactFieldName } from './contact-fields.js';
 import { fittingPrefix, RESULT_BUDGET_BYTES, withoutLargestFields } from './result-budget.js';
 import { contactLine, READ_ONLY, toolError, type ToolRunner } from './tool-results.js';
@@ -65,6 +66,7 @@ export function registerChangeTool(server: McpServer, deps: ChangeToolDependenci
       inputSchema: ListChangesInput,
       outputSchema: ListChangesOutput,
       annotations: { title: 'List changes', ...READ_ONLY },
+      _meta: CONTACT_CARDS_TOOL_META,
     },
     ({ since, limit, fields }) =>
       run(async (ownerId) => {

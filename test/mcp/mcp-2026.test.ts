@@ -20,7 +20,7 @@ import { postMcp } from '../support/mcp-request.js';
 import { contactRecord, createKey, createUser } from '../support/seed.js';
 
 const PIN = { versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } } } as const;
-const TOOL_ORDER = ['list_contacts', 'search_contacts', 'get_contact', 'search', 'fetch'];
+const TOOL_ORDER = ['list_contacts', 'search_contacts', 'get_contact', 'list_changes', 'search', 'fetch'];
 const LIMIT = 4;
 
 type Result = { structuredContent?: Record<string, unknown>; isError?: boolean; content?: { type: string; text?: string }[] };

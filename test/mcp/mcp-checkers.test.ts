@@ -20,17 +20,25 @@ const CONFORMANCE = '@modelcontextprotocol/conformance@0.1.16';
 /** The conformance suite's server scenarios that apply to a server with tools only (no prompts, resources, logging, sampling). */
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
 /**
- * The suite's first release with 2026-07-28 server scenarios, and those of them that apply to a server whose tools are
- * its own: the tools-call-*, input-required-*, json-schema-2020-12 and http-custom-header-server-validation scenarios
- * call the suite's reference tools only, and the prompts-* and resources-* ones need what this server does not have.
+ * The suite's first release with 2026-07-28 server scenarios, and those of them that apply to a server whose tools and
+ * resources are its own: the tools-call-*, input-required-*, json-schema-2020-12, http-custom-header-server-validation
+ * and resources-read-* / resources-templates-read scenarios read the suite's reference tools and resources only, and
+ * the prompts-* ones need prompts, which this server has none of.
  */
 const CONFORMANCE_2026 = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
-const SCENARIOS_2026 = ['server-stateless', 'tools-list', 'caching', 'http-header-validation', 'dns-rebinding-protection'];
+const SCENARIOS_2026 = [
+  'server-stateless',
+  'tools-list',
+  'caching',
+  'http-header-validation',
+  'dns-rebinding-protection',
+  'resources-list',
+  'sep-2164-resource-not-found',
+];
 /**
  * The checks of those scenarios that cannot pass here, each a failure the suite reports: server-stateless's four call
  * its reference tools (test_missing_capability, test_streaming_elicitation, test_logging_tool); caching asks for
- * prompts, which this server has none of, and for resource lists (none on this branch: the contact resources bring them,
- * and their two entries go with that merge).
+ * prompts too.
  */
 const NOT_APPLICABLE_2026: Record<string, string[]> = {
   'server-stateless': [
@@ -39,11 +47,7 @@ const NOT_APPLICABLE_2026: Record<string, string[]> = {
     'sep-2575-http-server-no-independent-requests-on-stream',
     'sep-2575-server-no-log-without-loglevel',
   ],
-  caching: [
-    'sep-2549-prompts-list-caching-hints',
-    'sep-2549-resources-list-caching-hints',
-    'sep-2549-resources-templates-list-caching-hints',
-  ],
+  caching: ['sep-2549-prompts-list-caching-hints'],
 };
 
 /** The ids of the checks a conformance run reports with `outcome` (SUCCESS, FAILURE, WARNING, SKIPPED). */
@@ -172,7 +176,7 @@ describeEachBackend('independent MCP checkers', (db) => {
     const listed = await inspect(http, ['--method', 'tools/list', '--strict']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stderr).not.toContain('Warning');
-    expect((JSON.parse(listed.stdout) as { tools: unknown[] }).tools).toHaveLength(5);
+    expect((JSON.parse(listed.stdout) as { tools: unknown[] }).tools).toHaveLength(6);
     const called = await inspect(http, ['--method', 'tools/call', '--tool-name', 'search_contacts', '--tool-arg', 'query=checker']);
     expect(called.code, called.stderr).toBe(0);
     expect(JSON.parse(called.stdout).structuredContent.data).toHaveLength(3);
@@ -186,7 +190,7 @@ describeEachBackend('independent MCP checkers', (db) => {
       ['--method', 'tools/list'],
     );
     expect(oauth.code, oauth.stderr).toBe(0);
-    expect((JSON.parse(oauth.stdout) as { tools: unknown[] }).tools).toHaveLength(5);
+    expect((JSON.parse(oauth.stdout) as { tools: unknown[] }).tools).toHaveLength(6);
     expect(server.output()).not.toContain(access_token);
 
     const stdio = [

@@ -125,7 +125,7 @@ describeEachBackend('MCP limits', (db) => {
         expect(answers.map((answer) => answer.id)).toEqual([1, 2, 3]);
         expect(textOf(answers[0]!).split('\n')[0]).toBe('Contacts 1–2 of 100; the next page starts at offset 2.');
         expect(answers[1]!.result).toEqual({ isError: true, content: [{ type: 'text', text: 'Contact not found' }] });
-        expect(answers[2]!.result!.tools).toHaveLength(5);
+        expect(answers[2]!.result!.tools).toHaveLength(6);
       }
     });
 

@@ -105,9 +105,16 @@ describeEachBackend('MCP tools', (db) => {
         await otherClient?.close();
       });
 
-      it('lists five read-only tools, each with bounded inputs and a portable output schema', async () => {
+      it('lists six read-only tools, each with bounded inputs and a portable output schema', async () => {
         const { tools } = await client.listTools();
-        expect(tools.map((tool) => tool.name).sort()).toEqual(['fetch', 'get_contact', 'list_contacts', 'search', 'search_contacts']);
+        expect(tools.map((tool) => tool.name).sort()).toEqual([
+          'fetch',
+          'get_contact',
+          'list_changes',
+          'list_contacts',
+          'search',
+          'search_contacts',
+        ]);
         for (const tool of tools) {
           expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
           expect(tool.description, tool.name).toBeTruthy();

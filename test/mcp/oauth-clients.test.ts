@@ -28,6 +28,8 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 
 const MCP_REMOTE = fileURLToPath(new URL('../../node_modules/mcp-remote/dist/proxy.js', import.meta.url));
 const CIMD_PATH = '/agents/cimd-agent.json';
+/** A second agent's document: the server keeps a document it fetched, so each client that must be seen fetching has its own. */
+const CIMD_2026_PATH = '/agents/cimd-agent-2026.json';
 const TOOLS_LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
@@ -49,7 +51,7 @@ describeEachBackend('OAuth clients against serve with the default issuer', (db) 
     apiKey = (await createKey(store, owner.id)).key;
     receiver = await startRedirectReceiver();
     documents = await startDocumentServer(
-      new Map([[CIMD_PATH, () => clientMetadataDocument(`${documents.origin}${CIMD_PATH}`, receiver.url)]]),
+      new Map([CIMD_PATH, CIMD_2026_PATH].map((path) => [path, () => clientMetadataDocument(`${documents.origin}${path}`, receiver.url)])),
     );
     server = await startServerProcess(
       {
@@ -189,12 +191,11 @@ describeEachBackend('OAuth clients against serve with the default issuer', (db) 
   }
 
   it('the v2 client pinned to 2026-07-28, registering by Client ID Metadata Document: its token calls a tool', async () => {
-    const agent = new TestOAuthClient(receiver.url, `${documents.origin}${CIMD_PATH}`, 'Agent 2026');
-    const fetchedBefore = documents.fetched.length;
+    const agent = new TestOAuthClient(receiver.url, `${documents.origin}${CIMD_2026_PATH}`, 'Agent 2026');
     const client = await connectWithOAuthV2(agent);
     try {
-      expect(agent.clientInfo?.client_id).toBe(`${documents.origin}${CIMD_PATH}`);
-      expect(documents.fetched.slice(fetchedBefore)).toContain(CIMD_PATH);
+      expect(agent.clientInfo?.client_id).toBe(`${documents.origin}${CIMD_2026_PATH}`);
+      expect(documents.fetched).toContain(CIMD_2026_PATH);
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       const result = await client.callTool({ name: 'list_contacts', arguments: { limit: 5 } });
       expect(result.isError).toBeFalsy();

@@ -55,6 +55,13 @@ describe('the contact cards’ reading of a tool result', () => {
     expect(cardsOf({ ...changes, data: [] }).notes).toEqual(['No changes.']);
   });
 
+  it('names the survivor of a merge by the name list_changes gives, else by its id', () => {
+    const merge = { type: 'merge', id: 'd', name: 'Ada L.', changed_at: '2024-06-01T00:00:00.000Z', merged_into: 'a' };
+    const named = { since: '0', data: [{ ...merge, merged_into_name: 'Ada Lovelace' }], next_since: 't', has_more: false };
+    expect(cardsOf(named).cards[0]!.status).toEqual({ kind: 'merged', words: 'Merged into Ada Lovelace' });
+    expect(cardsOf({ ...named, data: [merge] }).cards[0]!.status).toEqual({ kind: 'merged', words: 'Merged into contact a' });
+  });
+
   it('draws nothing but a note from a result without structured content, or from a failed call', () => {
     expect(cardsOf(undefined)).toEqual({ notes: ['This result has no contacts to show.'], cards: [] });
     expect(failedCallView([{ type: 'text', text: 'Contact not found' }])).toEqual({ notes: ['Contact not found'], cards: [] });

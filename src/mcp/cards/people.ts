@@ -76,7 +76,8 @@ function changesView(result: Json): CardsView {
     const name = names.get(id) ?? null;
     if (change.type === 'merge') {
       const into = text(change.merged_into) ?? '';
-      const survivor = names.get(into);
+      // list_changes names the survivor; a result of older servers may not, and the page may still hold it.
+      const survivor = text(change.merged_into_name) ?? names.get(into);
       return cardOf({ id, name }, { kind: 'merged', words: survivor ? `Merged into ${survivor}` : `Merged into contact ${into}` });
     }
     if (change.type === 'delete') return cardOf({ id, name }, { kind: 'deleted', words: 'Deleted' });
