@@ -16,7 +16,7 @@ import type { ServiceKeySource } from '../web/service-key.js';
 import { ListChangesInput, ListChangesOutput } from './change-schemas.js';
 import { CONTACT_CARDS_TOOL_META } from './contact-cards.js';
 import { COMPACT_FIELDS, projectContact, type ContactFieldName } from './contact-fields.js';
-import { fittingPrefix, RESULT_BUDGET_BYTES, withoutLargestFields } from './result-budget.js';
+import { clippedName, fittingPrefix, RESULT_BUDGET_BYTES, withoutLargestFields } from './result-budget.js';
 import { contactLine, READ_ONLY, toolError, type ToolRunner } from './tool-results.js';
 
 /** What list_changes reads: the change feed's log and retention, and the key that signs its tokens. */
@@ -119,19 +119,22 @@ function changeEntry(change: FeedChange, fields: readonly ContactFieldName[]): C
   const head = { type: TYPE_OF[state.kind], id: change.contactId };
   if (state.kind === 'listable') {
     const contact = JSON.parse(state.json) as Contact;
-    return { ...head, name: contact.name, changed_at: change.changedAt, contact: projectContact(contact, fields) };
+    return { ...head, name: clippedOrNull(contact.name), changed_at: change.changedAt, contact: projectContact(contact, fields) };
   }
   if (state.kind === 'merged') {
     return {
       ...head,
-      name: state.name,
+      name: clippedOrNull(state.name),
       changed_at: change.changedAt,
       merged_into: state.mergedInto,
-      merged_into_name: state.mergedIntoName,
+      merged_into_name: clippedOrNull(state.mergedIntoName),
     };
   }
-  return { ...head, name: state.name, changed_at: change.changedAt };
+  return { ...head, name: clippedOrNull(state.name), changed_at: change.changedAt };
 }
+
+/** An entry's name, cut as a listing's: it names the change (an upsert's contact holds the whole name), and a name may hold 64 KB. */
+const clippedOrNull = (name: string | null): string | null => (name === null ? null : clippedName(name));
 
 /**
  * The longest prefix of the entries within the budget; at least the first, its contact's largest fields left out
@@ -140,6 +143,7 @@ function changeEntry(change: FeedChange, fields: readonly ContactFieldName[]): C
 function fittedEntries(entries: ChangeEntry[]): { kept: ChangeEntry[]; omitted: string[] } {
   const kept = fittingPrefix(entries, RESULT_BUDGET_BYTES);
   const [first] = entries;
+  // A merge or a deletion, its names clipped, always fits: only an upsert's contact can be too large alone.
   if (kept.length > 0 || first?.contact === undefined) return { kept, omitted: [] };
   const overhead = Buffer.byteLength(JSON.stringify({ ...first, contact: {} }));
   const { value, omitted } = withoutLargestFields(first.contact, RESULT_BUDGET_BYTES - overhead, ['id', 'name']);

@@ -18,7 +18,7 @@ import { readListedAfter, type ChangeLogReader } from '../operations/change-feed
 import { getContact, type ContactReader } from '../operations/contacts.js';
 import type { FoundContact } from '../store/store.js';
 import type { ServiceKeySource } from '../web/service-key.js';
-import { fittingPrefix, RESULT_BUDGET_BYTES, withoutLargestFields } from './result-budget.js';
+import { clippedName, fittingPrefix, RESULT_BUDGET_BYTES, withoutLargestFields } from './result-budget.js';
 import { CONTACT_NOT_FOUND_MESSAGE, contactTitle, roleOf } from './tool-results.js';
 
 export const CONTACT_URI_TEMPLATE = 'contacts://contact/{id}';
@@ -33,12 +33,6 @@ export const RESOURCE_PAGE_SIZE = LIMIT_MAX;
  * moment ago costs nothing.
  */
 export const CONTACT_RESOURCE_CACHE: Required<CacheHint> = { ttlMs: 60_000, cacheScope: 'private' };
-
-/**
- * The longest name, title or description a listing entry carries: a name may hold 64 KB, and a page of 100 entries
- * must stay within RESULT_BUDGET_BYTES. Reading the contact gives it whole.
- */
-const ENTRY_TEXT_MAX = 200;
 
 /** What the contact resources read and for whom. */
 export interface ContactResourcesDependencies {
@@ -155,19 +149,11 @@ function listingEntry(contact: Contact): Resource {
   const role = roleOf(contact);
   return {
     uri: contactUri(contact.id),
-    name: clipped(contact.name ?? contact.email ?? contact.id),
-    title: clipped(contactTitle(contact)),
+    name: clippedName(contact.name ?? contact.email ?? contact.id),
+    title: clippedName(contactTitle(contact)),
     mimeType: JSON_MIME_TYPE,
-    ...(role === '' ? {} : { description: clipped(role) }),
+    ...(role === '' ? {} : { description: clippedName(role) }),
   };
-}
-
-function clipped(text: string): string {
-  return text.length <= ENTRY_TEXT_MAX
-    ? text
-    : `${Array.from(text)
-        .slice(0, ENTRY_TEXT_MAX - 1)
-        .join('')}…`;
 }
 
 /**

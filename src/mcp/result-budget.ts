@@ -41,3 +41,15 @@ export function withoutLargestFields<T extends Record<string, unknown>>(
   const kept = Object.fromEntries(Object.entries(value).filter(([name]) => !omitted.has(name))) as Partial<T>;
   return { value: kept, omitted: Object.keys(value).filter((name) => omitted.has(name)) };
 }
+
+/**
+ * The longest a name or title may be where it stands for a contact beside many others (a listing entry, a change): a
+ * name may hold 64 KB, and a page of 100 of them must stay within RESULT_BUDGET_BYTES. Reading the contact gives it whole.
+ */
+export const NAMING_TEXT_MAX = 200;
+
+/** The text, cut to NAMING_TEXT_MAX characters (an ellipsis last) when longer. */
+export function clippedName(text: string): string {
+  const characters = Array.from(text);
+  return characters.length <= NAMING_TEXT_MAX ? text : `${characters.slice(0, NAMING_TEXT_MAX - 1).join('')}…`;
+}

@@ -7,7 +7,7 @@ import type * as z from 'zod';
 import { CHANGES_LIMIT_MAX } from '../../src/domain/changes.js';
 import type { ListChangesOutput } from '../../src/mcp/change-schemas.js';
 import { registerChangeTool } from '../../src/mcp/change-tool.js';
-import { RESULT_BUDGET_BYTES } from '../../src/mcp/result-budget.js';
+import { NAMING_TEXT_MAX, RESULT_BUDGET_BYTES } from '../../src/mcp/result-budget.js';
 import { toolRunner } from '../../src/mcp/tool-results.js';
 import type { Store, User } from '../../src/store/store.js';
 import { serviceKeyFrom } from '../../src/web/service-key.js';
@@ -292,5 +292,29 @@ describeEachBackend('MCP list_changes (2026-07-28 client)', (db) => {
     expect(answers.slice(1).flatMap((answer) => answer.data.map((change) => change.contact!.enrichment))).toEqual(
       Array.from({ length: 9 }, () => ({ summary: 'x'.repeat(8_000) })),
     );
+  });
+
+  it('a deleted or merged contact with a name past the budget still comes, its name cut, and the walk moves on', async () => {
+    const hoarder = await createUser(store);
+    const hoarderClient = await connect(hoarder);
+    const start = (await changes(hoarderClient, { since: '0' })).next_since;
+    const longName = 'N'.repeat(40_000);
+    const gone = await importNamed(hoarder, longName);
+    const duplicate = await importNamed(hoarder, `${longName} again`);
+    const survivor = await importNamed(hoarder, longName);
+    await store.contacts.delete(hoarder.id, [gone]);
+    await store.contacts.merge(hoarder.id, duplicate, survivor);
+    const { answers } = await follow(hoarderClient, start, 1);
+    const seen = new Map(answers.flatMap((answer) => answer.data).map((entry) => [entry.id, entry]));
+    expect(Object.fromEntries([...seen].map(([id, { type }]) => [id, type]))).toEqual({
+      [gone]: 'delete',
+      [duplicate]: 'merge',
+      [survivor]: 'upsert',
+    });
+    for (const { name } of seen.values()) {
+      expect([...name!]).toHaveLength(NAMING_TEXT_MAX);
+      expect(name!.endsWith('…')).toBe(true);
+    }
+    expect([...seen.get(duplicate)!.merged_into_name!]).toHaveLength(NAMING_TEXT_MAX);
   });
 });
