@@ -8,6 +8,8 @@ import type { McpServer, Resource } from '@modelcontextprotocol/server';
  * is what registerAppResource and registerAppTool would declare (test/mcp/mcp-cards.test.ts compares the constants).
  */
 export const CONTACT_CARDS_URI = 'ui://contacts/cards.html';
+/** What the built page may weigh at most (it weighs about 240 KB; test/mcp/mcp-cards.test.ts holds it to this). */
+export const CONTACT_CARDS_PAGE_MAX_BYTES = 320 * 1024;
 export const MCP_APP_MIME_TYPE = 'text/html;profile=mcp-app';
 
 /**

@@ -1,5 +1,5 @@
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
-import { MeteredTransport, type ToolCallAdmission } from './metered-transport.js';
+import { MeteredTransport, tooLargeRefusal, type ToolCallAdmission } from './metered-transport.js';
 import { createMcpServer, type McpReadSources } from './server.js';
 
 /** The revision without sessions or initialize, which the SDK serves apart from the 2025 ones. */
@@ -60,8 +60,22 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   return async (request, body, caller) => {
     if (await isLegacyRequest(request, body)) return serveLegacy(serverFor(caller), request, body, caller, options.maxResponseBytes);
     callers.set(request, caller);
-    return modern.fetch(request, { parsedBody: body });
+    return withinCap(await modern.fetch(request, { parsedBody: body }), body, options.maxResponseBytes);
   };
+}
+
+/**
+ * A 2026-07-28 answer as sent, or, past `maxResponseBytes`, the refusal a 2025 batch's call gets there (MeteredTransport
+ * caps those): the request is one message, so its answer is the one to replace.
+ */
+async function withinCap(answer: Response, body: unknown, maxResponseBytes: number): Promise<Response> {
+  if (!answer.headers.get('content-type')?.startsWith('application/json')) return answer;
+  const bytes = await answer.arrayBuffer();
+  const headers = new Headers(answer.headers);
+  headers.delete('content-length');
+  if (bytes.byteLength <= maxResponseBytes) return new Response(bytes, { status: answer.status, headers });
+  const request = body as { id: string | number; method: string };
+  return new Response(JSON.stringify(tooLargeRefusal(request, maxResponseBytes)), { status: answer.status, headers });
 }
 
 async function serveLegacy(

@@ -1,3 +1,4 @@
+import { CONTACT_CARDS_PAGE_MAX_BYTES, CONTACT_CARDS_URI } from './contact-cards.js';
 import { RESULT_BUDGET_BYTES } from './result-budget.js';
 
 /**
@@ -13,6 +14,8 @@ export const CALL_RESERVATION_BYTES = 4 * RESULT_BUDGET_BYTES;
 export const METERED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'resources/read', 'resources/list']);
 /** initialize, tools/list, ping: answers of a few KB. */
 export const OTHER_RESERVATION_BYTES = 16 * 1024;
+/** A read of the contact cards page: the page as text, escaped into the JSON-RPC answer, and that answer's bytes. */
+export const CARDS_PAGE_RESERVATION_BYTES = 3 * CONTACT_CARDS_PAGE_MAX_BYTES;
 
 /**
  * The bytes a /mcp body's answers may take in memory: one reservation per request message (notifications get no
@@ -21,17 +24,17 @@ export const OTHER_RESERVATION_BYTES = 16 * 1024;
  */
 export function reservationBytes(body: unknown, maxResponseBytes: number): number {
   const messages: unknown[] = Array.isArray(body) ? body : [body];
-  const requested = messages
-    .map(requestMethodOf)
-    .filter((method) => method !== undefined)
-    .reduce((sum, method) => sum + (METERED_METHODS.has(method) ? CALL_RESERVATION_BYTES : OTHER_RESERVATION_BYTES), 0);
-  return Math.min(requested, maxResponseBytes + CALL_RESERVATION_BYTES);
+  const answers = messages.map(answerReservationBytes);
+  const requested = answers.reduce((sum, bytes) => sum + bytes, 0);
+  return Math.min(requested, maxResponseBytes + Math.max(0, ...answers));
 }
 
-/** The method of a JSON-RPC request (a message with a method and an id), or undefined for anything else. */
-function requestMethodOf(message: unknown): string | undefined {
-  const { method, id } = (message ?? {}) as { method?: unknown; id?: unknown };
-  return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number') ? method : undefined;
+/** What a message's answer may take: nothing for a notification or a response (a message without a method and an id). */
+function answerReservationBytes(message: unknown): number {
+  const { method, id, params } = (message ?? {}) as { method?: unknown; id?: unknown; params?: { uri?: unknown } };
+  if (typeof method !== 'string' || !(typeof id === 'string' || typeof id === 'number')) return 0;
+  if (method === 'resources/read' && params?.uri === CONTACT_CARDS_URI) return CARDS_PAGE_RESERVATION_BYTES;
+  return METERED_METHODS.has(method) ? CALL_RESERVATION_BYTES : OTHER_RESERVATION_BYTES;
 }
 
 /**

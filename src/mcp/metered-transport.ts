@@ -153,18 +153,27 @@ export class MeteredTransport implements Transport {
     await this.inner.send(answer, { relatedRequestId: request.id });
   }
 
-  /** A tool call is refused with a tool error, which the model reads and can act on; other requests with a JSON-RPC error. */
   private refusal(request: JSONRPCRequest, text: string): JSONRPCMessage {
-    if (request.method === 'tools/call') {
-      return { jsonrpc: '2.0', id: request.id, result: { isError: true, content: [{ type: 'text', text }] } };
-    }
-    return { jsonrpc: '2.0', id: request.id, error: { code: REFUSED_CODE, message: text } };
+    return refusalOf(request, text);
   }
 
   private largestRefusalBytes(request: JSONRPCRequest): number {
     const texts = [tooLargeText(this.options.maxResponseBytes), rateLimitedText(999), INTERNAL_ERROR_MESSAGE];
     return Math.max(...texts.map((text) => byteLength(this.refusal(request, text)) + 1));
   }
+}
+
+/** A tool call is refused with a tool error, which the model reads and can act on; other requests with a JSON-RPC error. */
+function refusalOf(request: Pick<JSONRPCRequest, 'id' | 'method'>, text: string): JSONRPCMessage {
+  if (request.method === 'tools/call') {
+    return { jsonrpc: '2.0', id: request.id, result: { isError: true, content: [{ type: 'text', text }] } };
+  }
+  return { jsonrpc: '2.0', id: request.id, error: { code: REFUSED_CODE, message: text } };
+}
+
+/** The answer a request gets in place of one past `maxResponseBytes` (the 2026-07-28 path, whose request is one message). */
+export function tooLargeRefusal(request: Pick<JSONRPCRequest, 'id' | 'method'>, maxResponseBytes: number): JSONRPCMessage {
+  return refusalOf(request, tooLargeText(maxResponseBytes));
 }
 
 function tooLargeText(maxResponseBytes: number): string {

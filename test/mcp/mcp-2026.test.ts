@@ -5,7 +5,9 @@ import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextp
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/domain/rate-limit.js';
+import { CONTACT_CARDS_URI } from '../../src/mcp/contact-cards.js';
 import { createMcpEndpoint, MODERN_PROTOCOL_VERSION } from '../../src/mcp/endpoint.js';
+import { RESPONSE_TOO_LARGE_MESSAGE } from '../../src/mcp/metered-transport.js';
 import { warmUpHostedSearch } from '../../src/mcp/warm-up.js';
 import { MCP_CACHE_HINTS } from '../../src/mcp/server.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
@@ -43,7 +45,8 @@ function modernRequest(method: string, params: Record<string, unknown> = {}) {
     },
   };
   const headers: Record<string, string> = { 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': method };
-  if (typeof params.name === 'string') headers['mcp-name'] = params.name;
+  const name = params.name ?? params.uri;
+  if (typeof name === 'string') headers['mcp-name'] = name;
   return { body, headers };
 }
 
@@ -53,6 +56,7 @@ describeEachBackend('MCP 2026-07-28: the v2 client pinned to it, and a 2025-11-2
   let baseUrl: string;
   let ownerKey: string;
   let owned: Contact[];
+  let ownerId: string;
   const clock = { now: 1_000_000 };
 
   /** A v2 client pinned to 2026-07-28 over HTTP, recording every exchange. */
@@ -86,6 +90,7 @@ describeEachBackend('MCP 2026-07-28: the v2 client pinned to it, and a 2025-11-2
       contactRecord({ name: 'Ada Lovelace', email: 'ada@example.com', created_at: '2024-01-01T00:00:00.000Z' }),
       contactRecord({ name: 'Charles Babbage', title: 'Inventor', created_at: '2024-01-02T00:00:00.000Z' }),
     ]);
+    ownerId = owner.id;
     owned = (await store.contacts.listPage(owner.id, { limit: 100, offset: 0 })).contacts;
     app = await buildTestApp(store);
     ({ origin: baseUrl } = await listenOnFreePort(app));
@@ -265,6 +270,42 @@ describeEachBackend('MCP 2026-07-28: the v2 client pinned to it, and a 2025-11-2
       expect.objectContaining({ result: expect.objectContaining({ structuredContent: expect.objectContaining({ data: [] }) }) }),
       expect.objectContaining({ result: expect.objectContaining({ structuredContent: expect.objectContaining({ data: [] }) }) }),
     ]);
+  });
+
+  it('caps a 2026-07-28 answer as a 2025 batch’s call: past the response limit, the refusal comes in its place', async () => {
+    const { store } = db();
+    const maxResponseBytes = 64 * 1024;
+    const endpoint = createMcpEndpoint({
+      sources: { contacts: store.contacts, contactUrl: (id) => id, serviceKey: serviceKeyFrom(store.oauth), retentionMs: DAY_MS },
+      maxResponseBytes,
+      onRejected: (error) => expect.fail(String(error)),
+    });
+    const caller = {
+      ownerId,
+      onError: (error: unknown) => expect.fail(String(error)),
+      admitCall: async () => ({ allowed: true }) as const,
+    };
+    const send = (request: ReturnType<typeof modernRequest>) =>
+      endpoint(
+        new Request(`${baseUrl}/mcp`, {
+          method: 'POST',
+          headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...request.headers },
+        }),
+        request.body,
+        caller,
+      );
+    const page = await send(modernRequest('resources/read', { uri: CONTACT_CARDS_URI }));
+    expect(page.status).toBe(200);
+    expect(await page.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: {
+        code: expect.any(Number),
+        message: expect.stringContaining(`${RESPONSE_TOO_LARGE_MESSAGE}: one /mcp response holds at most ${maxResponseBytes} bytes`),
+      },
+    });
+    const listed = await send(modernRequest('tools/call', { name: 'list_contacts', arguments: { limit: 2 } }));
+    expect(((await listed.json()) as { result: Result }).result.structuredContent!.data).toHaveLength(2);
   });
 
   it('over stdio: the spawned `mcp` command negotiates 2026-07-28, lists the tools in order and runs one', async () => {

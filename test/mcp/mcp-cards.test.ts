@@ -12,7 +12,13 @@ import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleForBrowser } from '../../scripts/browser-bundle.mjs';
-import { CONTACT_CARDS_TOOL_META, CONTACT_CARDS_URI, MCP_APP_MIME_TYPE, registerContactCards } from '../../src/mcp/contact-cards.js';
+import {
+  CONTACT_CARDS_PAGE_MAX_BYTES,
+  CONTACT_CARDS_TOOL_META,
+  CONTACT_CARDS_URI,
+  MCP_APP_MIME_TYPE,
+  registerContactCards,
+} from '../../src/mcp/contact-cards.js';
 import { CALL_RESERVATION_BYTES } from '../../src/mcp/inflight-bytes.js';
 import { MCP_RESPONSE_LIMIT_BYTES } from '../../src/mcp/route.js';
 import { bearer, buildTestApp } from '../support/app.js';
@@ -106,9 +112,10 @@ describe('ui://contacts/cards.html over 2026-07-28', () => {
     expect(styles[0]![2]).not.toMatch(/@import|url\(/);
   });
 
-  it('fits one /mcp response beside the largest answer of a tool call', async () => {
+  it('fits one /mcp response beside the largest answer of a tool call, and the size its reads reserve', async () => {
     const { html } = await readCardsPage(client);
     expect(Buffer.byteLength(JSON.stringify(html))).toBeLessThan(MCP_RESPONSE_LIMIT_BYTES - CALL_RESERVATION_BYTES);
+    expect(Buffer.byteLength(html)).toBeLessThan(CONTACT_CARDS_PAGE_MAX_BYTES);
   });
 });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CALL_RESERVATION_BYTES, InflightBytes, OTHER_RESERVATION_BYTES, reservationBytes } from '../../src/mcp/inflight-bytes.js';
+import { CONTACT_CARDS_PAGE_MAX_BYTES, CONTACT_CARDS_URI } from '../../src/mcp/contact-cards.js';
+import {
+  CALL_RESERVATION_BYTES,
+  CARDS_PAGE_RESERVATION_BYTES,
+  InflightBytes,
+  OTHER_RESERVATION_BYTES,
+  reservationBytes,
+} from '../../src/mcp/inflight-bytes.js';
 
 const MAX_RESPONSE = 1024 * 1024;
 const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_contacts', arguments: {} } });
@@ -16,6 +23,12 @@ describe('reservationBytes', () => {
     expect(reservationBytes([call(1), { jsonrpc: '2.0', id: 2, method: 'tools/list' }], MAX_RESPONSE)).toBe(
       CALL_RESERVATION_BYTES + OTHER_RESERVATION_BYTES,
     );
+  });
+
+  it('reserves the contact cards page’s read as the page held three times (text, JSON-RPC answer, bytes)', () => {
+    const read = { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: CONTACT_CARDS_URI } };
+    expect(reservationBytes(read, MAX_RESPONSE)).toBe(CARDS_PAGE_RESERVATION_BYTES);
+    expect(CARDS_PAGE_RESERVATION_BYTES).toBe(3 * CONTACT_CARDS_PAGE_MAX_BYTES);
   });
 
   it('reserves at most a whole response and the answer being built, however many calls a batch holds', () => {
