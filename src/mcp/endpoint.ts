@@ -2,8 +2,7 @@ import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTrans
 import { MeteredTransport, tooLargeRefusal, type ToolCallAdmission } from './metered-transport.js';
 import { createMcpServer, type McpReadSources } from './server.js';
 
-/** The revision without sessions or initialize, which the SDK serves apart from the 2025 ones. */
-export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+export { MODERN_PROTOCOL_VERSION } from '../domain/mcp-resource.js';
 
 /** Who one /mcp request acts for, and how its calls are admitted. */
 export interface McpCaller {

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Counter } from 'prom-client';
+import { MODERN_PROTOCOL_VERSION } from '../domain/mcp-resource.js';
 
 /** Counts the JSON-RPC requests of an answered POST /mcp, by method and (for tools/call) tool. */
 export type CountMcpMessages = (headers: IncomingHttpHeaders, body: unknown) => void;
@@ -10,8 +11,9 @@ const NO_TOOL = '';
 
 /**
  * A 2026-07-28 request names its method and tool in the Mcp-Method and Mcp-Name headers, which the SDK has checked
- * against the body before answering, so they are read from there; a 2025-era body (one message or a batch) is read as
- * Fastify parsed it. Either way nothing is parsed twice.
+ * against the body before answering (a mismatch is a 400, never counted), so they are read from there; any other
+ * request's headers are unchecked, so its body (one message or a 2025 batch) is read as Fastify parsed it. Either way
+ * nothing is parsed twice.
  */
 export function mcpMessageCounter(counter: Counter<'method' | 'tool'>): CountMcpMessages {
   const methods = new BoundedLabel(MAX_LABEL_VALUES);
@@ -20,12 +22,21 @@ export function mcpMessageCounter(counter: Counter<'method' | 'tool'>): CountMcp
     counter.inc({ method: methods.of(method), tool: method === 'tools/call' && tool !== undefined ? tools.of(tool) : NO_TOOL });
   return (headers, body) => {
     const method = headers['mcp-method'];
-    if (typeof method === 'string') return count(method, stringOrUndefined(headers['mcp-name']));
+    if (headers['mcp-protocol-version'] === MODERN_PROTOCOL_VERSION && typeof method === 'string') {
+      return count(method, headerName(headers['mcp-name']));
+    }
     for (const message of Array.isArray(body) ? body : [body]) {
       const { method: bodyMethod, id, params } = (message ?? {}) as { method?: unknown; id?: unknown; params?: { name?: unknown } };
       if (typeof bodyMethod === 'string' && id !== undefined) count(bodyMethod, stringOrUndefined(params?.name));
     }
   };
+}
+
+/** Mcp-Name as sent, or decoded from the `=?base64?…?=` form SEP-2243 gives names that are not plain ASCII. */
+function headerName(value: string | string[] | undefined): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const encoded = /^=\?base64\?(.*)\?=$/.exec(value)?.[1];
+  return encoded === undefined ? value : Buffer.from(encoded, 'base64').toString('utf8');
 }
 
 function stringOrUndefined(value: unknown): string | undefined {
