@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { McpUiResourceMeta, McpUiToolMeta } from '@modelcontextprotocol/ext-apps';
-import type { McpServer, Resource } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type McpServer, type Resource } from '@modelcontextprotocol/server';
+import { INTERNAL_ERROR_MESSAGE } from '../domain/errors.js';
+import { CARDS_PAGE_CACHE_HINT } from './cache-hints.js';
 
 /**
  * The contact cards (MCP Apps, `io.modelcontextprotocol/ui`): one page that draws the people of a tool result in the
@@ -35,11 +37,13 @@ const PAGE_FILE = new URL('../../dist/mcp/contact-cards.html', import.meta.url);
 const NOT_BUILT = `The contact cards page is not built (${PAGE_FILE.pathname}): npm run build builds it (scripts/build-contact-cards.mjs).`;
 let page: string | undefined;
 
-function contactCardsPage(): string {
+/** The built page; a page that cannot be read is told to `onError` and answered as any internal error, its path untold. */
+function contactCardsPage(onError: (error: unknown) => void): string {
   try {
     page ??= readFileSync(PAGE_FILE, 'utf8');
   } catch (error) {
-    throw new Error(NOT_BUILT, { cause: error });
+    onError(new Error(NOT_BUILT, { cause: error }));
+    throw new ProtocolError(ProtocolErrorCode.InternalError, INTERNAL_ERROR_MESSAGE);
   }
   return page;
 }
@@ -55,9 +59,9 @@ export const CONTACT_CARDS_RESOURCE = {
 } as const satisfies Resource;
 
 /** Registers ui://contacts/cards.html, the page the tools' CONTACT_CARDS_TOOL_META points hosts to. */
-export function registerContactCards(server: McpServer): void {
+export function registerContactCards(server: McpServer, onError: (error: unknown) => void): void {
   const { uri, name, ...metadata } = CONTACT_CARDS_RESOURCE;
-  server.registerResource(name, uri, metadata, (uri) => ({
-    contents: [{ uri: uri.href, mimeType: MCP_APP_MIME_TYPE, text: contactCardsPage(), _meta: { ui: CONTACT_CARDS_UI } }],
+  server.registerResource(name, uri, { ...metadata, cacheHint: CARDS_PAGE_CACHE_HINT }, (uri) => ({
+    contents: [{ uri: uri.href, mimeType: MCP_APP_MIME_TYPE, text: contactCardsPage(onError), _meta: { ui: CONTACT_CARDS_UI } }],
   }));
 }

@@ -3,7 +3,6 @@ import {
   ProtocolErrorCode,
   ResourceNotFoundError,
   ResourceTemplate,
-  type CacheHint,
   type ListResourcesResult,
   type McpServer,
   type ReadResourceResult,
@@ -18,6 +17,7 @@ import { readListedAfter, type ChangeLogReader } from '../operations/change-feed
 import { getContact, type ContactReader } from '../operations/contacts.js';
 import type { FoundContact } from '../store/store.js';
 import type { ServiceKeySource } from '../web/service-key.js';
+import { MCP_CACHE_HINTS } from './cache-hints.js';
 import { clippedName, fittingPrefix, RESULT_BUDGET_BYTES, withoutLargestFields } from './result-budget.js';
 import { CONTACT_NOT_FOUND_MESSAGE, contactTitle, roleOf } from './tool-results.js';
 
@@ -26,13 +26,6 @@ const JSON_MIME_TYPE = 'application/json';
 
 /** Contacts a resources/list page holds at most: the REST listing's largest page. */
 export const RESOURCE_PAGE_SIZE = LIMIT_MAX;
-
-/**
- * How long a client may keep a contact or a page of the listing (2026-07-28's `ttlMs`), and only for itself: both are
- * the owner's own. A minute: an import or a merge shows within one, and an agent re-reading a contact it attached a
- * moment ago costs nothing.
- */
-export const CONTACT_RESOURCE_CACHE: Required<CacheHint> = { ttlMs: 60_000, cacheScope: 'private' };
 
 /** What the contact resources read and for whom. */
 export interface ContactResourcesDependencies {
@@ -77,7 +70,7 @@ export function registerContactResources(server: McpServer, deps: ContactResourc
         'merged gives the contact it was merged into: the content then has that contact’s URI and `_meta.merged_from` ' +
         'names the id asked for. A contact larger than 32 KiB leaves out its largest fields, named in `_meta.omitted_fields`.',
       mimeType: JSON_MIME_TYPE,
-      cacheHint: CONTACT_RESOURCE_CACHE,
+      cacheHint: MCP_CACHE_HINTS['resources/read'],
     },
     (uri, { id }) => asOwner(deps, async (ownerId) => contactContents(await readContact(deps, ownerId, uri.href, id))),
   );
@@ -86,7 +79,7 @@ export function registerContactResources(server: McpServer, deps: ContactResourc
       const page = await listPage(deps, ownerId, request.params?.cursor);
       // Only a 2026-07-28 request carries the envelope; a 2025 answer has no cache fields (the SDK's own hints go
       // on a carrier that this handler cannot reach).
-      return ctx.mcpReq.envelope === undefined ? page : { ...page, ...CONTACT_RESOURCE_CACHE };
+      return ctx.mcpReq.envelope === undefined ? page : { ...page, ...MCP_CACHE_HINTS['resources/list'] };
     }),
   );
   // The listing changes with every import, but no notification says so: 2026-07-28 clients re-list after ttlMs.

@@ -50,7 +50,12 @@ export function registerMcpRoute(
       endpoint: hosted.createMcpEndpoint({
         sources: deps.sources,
         maxResponseBytes: MCP_RESPONSE_LIMIT_BYTES,
-        onRejected: (error) => app.log.debug({ err: error }, 'MCP request rejected'),
+        onRejected: (error) =>
+          // The SDK words what a client sent wrong (a missing or contradicting header, an unknown revision) this way;
+          // anything else it reports is a failure of its own or of the server factory.
+          error.message.startsWith(SDK_REJECTION_PREFIX)
+            ? app.log.debug({ err: error }, 'MCP request rejected')
+            : app.log.error({ err: error }, 'MCP request failed'),
       }),
     })));
   // Loaded and run once before the server listens: a worker's first call did both, the slowest right after a start
@@ -125,6 +130,9 @@ function webRequestOf(request: FastifyRequest, endpointUrl: string, signal: Abor
 }
 
 type Loaded = typeof import('./hosted.js') & { endpoint: import('./endpoint.js').McpEndpoint };
+
+/** How @modelcontextprotocol/server 2.4.0's createMcpHandler begins the errors it reports for a request it refused. */
+const SDK_REJECTION_PREFIX = 'Rejected inbound request';
 
 /** How long a start waits for the MCP warm-up (two search statements, well under 100 ms on a healthy database). */
 const WARM_UP_WAIT_MS = 2_000;

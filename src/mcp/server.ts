@@ -1,8 +1,9 @@
-import { McpServer, type CacheHint } from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { ChangeLogReader } from '../operations/change-feed.js';
 import type { ContactReader } from '../operations/contacts.js';
 import type { ServiceKeySource } from '../web/service-key.js';
+import { MCP_CACHE_HINTS } from './cache-hints.js';
 import { registerChangeTool } from './change-tool.js';
 import { CONTACT_CARDS_RESOURCE, registerContactCards } from './contact-cards.js';
 import { registerContactResources } from './contact-resources.js';
@@ -20,21 +21,6 @@ const INSTRUCTIONS =
   'Each contact is also a resource, contacts://contact/{id}. ' +
   'search and fetch do the same in the shape ChatGPT’s connectors and deep research expect. Results leave out the ' +
   'large enrichment and research_data fields unless asked for with `fields`.';
-
-const HOUR_MS = 60 * 60 * 1000;
-
-/**
- * The cache hints 2026-07-28 list results carry (`ttlMs`, `cacheScope`; 2025 answers never do). The tool list and what
- * server/discover tells are the same for every caller and change only with a release: any cache may keep them an hour.
- * A resource list or read holds the owner's contacts, which an import changes at any time: private, and a minute.
- */
-export const MCP_CACHE_HINTS = {
-  'server/discover': { ttlMs: HOUR_MS, cacheScope: 'public' },
-  'tools/list': { ttlMs: HOUR_MS, cacheScope: 'public' },
-  'resources/list': { ttlMs: 60_000, cacheScope: 'private' },
-  'resources/templates/list': { ttlMs: HOUR_MS, cacheScope: 'private' },
-  'resources/read': { ttlMs: 60_000, cacheScope: 'private' },
-} as const satisfies Record<string, CacheHint>;
 
 /**
  * The JSON Schema validator every server of the process shares. The SDK makes one per server unless given one, and
@@ -72,7 +58,7 @@ export function createMcpServer(deps: McpServerDependencies): McpServer {
   registerContactTools(server, deps, run);
   registerChangeTool(server, deps, run);
   registerOpenAiTools(server, { run, contacts: deps.contacts, contactUrl: deps.contactUrl });
-  registerContactCards(server);
+  registerContactCards(server, deps.onError);
   registerContactResources(server, { ...deps, fixedResources: [CONTACT_CARDS_RESOURCE] });
   // McpServer advertises tools.listChanged, but these tools never change, so that notification never comes.
   server.server.registerCapabilities({ tools: { listChanged: undefined } });

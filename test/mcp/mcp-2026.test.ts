@@ -9,7 +9,7 @@ import { CONTACT_CARDS_URI } from '../../src/mcp/contact-cards.js';
 import { createMcpEndpoint, MODERN_PROTOCOL_VERSION } from '../../src/mcp/endpoint.js';
 import { RESPONSE_TOO_LARGE_MESSAGE } from '../../src/mcp/metered-transport.js';
 import { warmUpHostedSearch } from '../../src/mcp/warm-up.js';
-import { MCP_CACHE_HINTS } from '../../src/mcp/server.js';
+import { MCP_CACHE_HINTS } from '../../src/mcp/cache-hints.js';
 import { createMemoryCounter } from '../../src/rate-limit/memory-counter.js';
 import type { Contact } from '../../src/domain/contact.js';
 import { bearer, buildTestApp } from '../support/app.js';
@@ -128,6 +128,22 @@ describeEachBackend('MCP 2026-07-28: the v2 client pinned to it, and a 2025-11-2
       for (const tool of tools) expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true });
       const listed = exchanges.filter((exchange) => exchange.body.method === 'tools/list').at(-1)!;
       expect(listed.answer).toMatchObject({ result: { ttlMs: 60 * 60 * 1000, cacheScope: 'public' } });
+    });
+
+    it('chooses each list’s cache hint: templates and the cards page public for an hour, the owner’s contacts private for a minute', async () => {
+      await client.listResourceTemplates();
+      await client.listResources();
+      await client.readResource({ uri: CONTACT_CARDS_URI }, { cacheMode: 'bypass' });
+      await client.readResource({ uri: `contacts://contact/${owned[0]!.id}` }, { cacheMode: 'bypass' });
+      const answerOf = (method: string, uri?: string) =>
+        exchanges.filter((exchange) => exchange.body.method === method && (uri === undefined || exchange.body.params?.uri === uri)).at(-1)!
+          .answer;
+      expect(answerOf('resources/templates/list')).toMatchObject({ result: { ttlMs: 60 * 60 * 1000, cacheScope: 'public' } });
+      expect(answerOf('resources/read', CONTACT_CARDS_URI)).toMatchObject({ result: { ttlMs: 60 * 60 * 1000, cacheScope: 'public' } });
+      expect(answerOf('resources/list')).toMatchObject({ result: { ttlMs: 60_000, cacheScope: 'private' } });
+      expect(answerOf('resources/read', `contacts://contact/${owned[0]!.id}`)).toMatchObject({
+        result: { ttlMs: 60_000, cacheScope: 'private' },
+      });
     });
 
     it('runs each tool for the key’s owner, sending Mcp-Method and Mcp-Name with every call', async () => {

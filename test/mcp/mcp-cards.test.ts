@@ -38,7 +38,7 @@ async function cardsClient(): Promise<Client> {
   const handler = createMcpHandler(
     () => {
       const server = new McpServer({ name: 'contacts-cards-test', version: '1.0.0' });
-      registerContactCards(server);
+      registerContactCards(server, (error) => expect.fail(String(error)));
       server.registerTool('list_contacts', { description: 'Lists contacts.', _meta: CONTACT_CARDS_TOOL_META }, () => ({
         content: [{ type: 'text', text: 'No contacts.' }],
       }));

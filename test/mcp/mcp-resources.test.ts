@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthError } from '../../src/auth/authenticator.js';
 import type { Contact } from '../../src/domain/contact.js';
-import { CONTACT_RESOURCE_CACHE, contactUri, registerContactResources, RESOURCE_PAGE_SIZE } from '../../src/mcp/contact-resources.js';
+import { MCP_CACHE_HINTS } from '../../src/mcp/cache-hints.js';
+import { contactUri, registerContactResources, RESOURCE_PAGE_SIZE } from '../../src/mcp/contact-resources.js';
 import { RESULT_BUDGET_BYTES } from '../../src/mcp/result-budget.js';
 import type { Store, User } from '../../src/store/store.js';
 import { serviceKeyFrom } from '../../src/web/service-key.js';
@@ -310,7 +311,7 @@ describeEachBackend('MCP contact resources', (db) => {
           await client.readResource({ uri: contactUri(ada.id) }, { cacheMode: 'bypass' });
           for (const method of ['resources/list', 'resources/read']) {
             const { result } = lastExchange(method).response!;
-            if (mode.modern) expect(result, method).toMatchObject(CONTACT_RESOURCE_CACHE);
+            if (mode.modern) expect(result, method).toMatchObject(MCP_CACHE_HINTS[method as 'resources/list' | 'resources/read']);
             else expect(Object.keys(result!), method).not.toContain('ttlMs');
           }
         },
