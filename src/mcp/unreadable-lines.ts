@@ -6,6 +6,12 @@ type SendReply = (reply: Reply) => void;
 
 const NOT_JSON: Reply = { code: -32700, message: 'Parse error: the line is not JSON' };
 const NOT_JSON_RPC: Reply = { code: -32600, message: 'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message' };
+/** What one line may hold: the hosted endpoint's body limit (a batch of 20 calls takes a few KB). */
+export const STDIO_LINE_LIMIT_CHARACTERS = 64 * 1024;
+const TOO_LONG: Reply = {
+  code: -32600,
+  message: `Invalid Request: the line is longer than ${STDIO_LINE_LIMIT_CHARACTERS} characters; it was skipped to its end`,
+};
 
 /**
  * Answers the stdio lines that are not JSON-RPC messages, as JSON-RPC 2.0 §5.1 asks: -32700 for a line that is not JSON,
@@ -17,7 +23,8 @@ const NOT_JSON_RPC: Reply = { code: -32600, message: 'Invalid Request: the line 
  */
 export function answerUnreadableLines(stdin: Readable): {
   input: Readable;
-  onerror: (error: Error) => void;
+  /** Answers a line that is JSON but not JSON-RPC (-32600) and says true; false for any other error. */
+  onerror: (error: Error) => boolean;
   answerWith: (send: (message: unknown) => Promise<void>) => void;
   release: () => void;
 } {
@@ -26,7 +33,9 @@ export function answerUnreadableLines(stdin: Readable): {
   return {
     input,
     onerror: (error) => {
-      if (error.name === 'ZodError') send(NOT_JSON_RPC);
+      if (error.name !== 'ZodError') return false;
+      send(NOT_JSON_RPC);
+      return true;
     },
     answerWith: (sendMessage) => {
       send = (reply) => void sendMessage({ jsonrpc: '2.0', id: null, error: reply }).catch(() => {});
@@ -38,15 +47,32 @@ export function answerUnreadableLines(stdin: Readable): {
   };
 }
 
-/** The lines that parse as JSON, passed on whole; each other line is answered with NOT_JSON and left out. */
+/**
+ * The lines that parse as JSON, passed on whole; each other line is answered with NOT_JSON and left out. A line past
+ * STDIO_LINE_LIMIT_CHARACTERS is answered TOO_LONG and skipped to its end, unkept: an agent writing without newlines
+ * cannot grow the buffer without bound.
+ */
 function jsonLinesOnly(answer: SendReply): Transform {
   // A chunk may end inside a character: the decoder keeps its first bytes for the next one.
   const decoder = new StringDecoder('utf8');
   let partial = '';
+  let skipping = false;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      const lines = (partial + decoder.write(chunk)).split('\n');
+      let text = decoder.write(chunk);
+      if (skipping) {
+        const end = text.indexOf('\n');
+        if (end === -1) return done();
+        skipping = false;
+        text = text.slice(end + 1);
+      }
+      const lines = (partial + text).split('\n');
       partial = lines.pop()!;
+      if (partial.length > STDIO_LINE_LIMIT_CHARACTERS) {
+        answer(TOO_LONG);
+        partial = '';
+        skipping = true;
+      }
       const kept = lines.filter((line) => {
         if (isJson(line)) return true;
         answer(NOT_JSON);

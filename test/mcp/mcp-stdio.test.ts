@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { beforeAll, expect, it } from 'vitest';
+import { STDIO_LINE_LIMIT_CHARACTERS } from '../../src/mcp/unreadable-lines.js';
 import { describeEachBackend } from '../support/backends.js';
 import { BIN, mcpEnv } from '../support/cli.js';
 import { createKey, createUser } from '../support/seed.js';
@@ -28,6 +29,15 @@ describeEachBackend('MCP over stdio, lines that are not messages', (db) => {
       });
       child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' })}\n`);
       expect(await next()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+      // A line that never ends within the limit is answered once and skipped to its end; the next line is served.
+      for (let written = 0; written < 4 * STDIO_LINE_LIMIT_CHARACTERS; written += 16 * 1024) child.stdin!.write('x'.repeat(16 * 1024));
+      expect(await next()).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringContaining('longer than') },
+      });
+      child.stdin!.write(`tail of the long line\n${JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'ping' })}\n`);
+      expect(await next()).toEqual({ jsonrpc: '2.0', id: 8, result: {} });
     } finally {
       child.stdin!.end();
       await once(child, 'close');

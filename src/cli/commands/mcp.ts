@@ -49,19 +49,29 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
               serviceKey,
               retentionMs: config.changesRetentionDays * DAY_MS,
             }),
-          { transport, onerror: stdin.onerror },
+          {
+            transport,
+            onerror: (error) => {
+              // A line that is JSON but not JSON-RPC is the client's, answered -32600; anything else is ours to see.
+              if (!stdin.onerror(error)) log.error({ err: error }, 'MCP stdio failed');
+            },
+          },
         );
         // The transport closing (the agent closed our stdin or stdout, or sent a line past its buffer) or a signal ends the
         // session; the store is closed after it. serveStdio has set the transport's onclose: it is kept, and runs first.
+        let stop = () => {};
         await new Promise<void>((resolve) => {
           const served = transport.onclose;
           transport.onclose = () => {
             served?.();
             resolve();
           };
-          process.once('SIGINT', resolve);
-          process.once('SIGTERM', resolve);
+          stop = resolve;
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
         });
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
         await handle.close();
         stdin.release();
       });
