@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { makeJsonSchemasOnce } from './json-schema-once.js';
 import { CHANGES_LIMIT_MAX, CHANGES_LIMIT_MIN, SINCE_BEGINNING } from '../domain/changes.js';
 import { boundedInteger, ContactOutput, FieldsInput, TRUNCATED } from './schemas.js';
 
@@ -50,3 +51,5 @@ export const ListChangesOutput = z.object({
   has_more: z.boolean().describe('More changes wait now: call again with next_since.'),
   truncated: TRUNCATED,
 });
+
+makeJsonSchemasOnce(ListChangesInput, ListChangesOutput);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { makeJsonSchemasOnce } from './json-schema-once.js';
 import { CONTACT_FIELDS, type ContactField, type ContactFieldKind } from '../domain/contact.js';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, OFFSET_DEFAULT, OFFSET_MAX, OFFSET_MIN } from '../domain/pagination.js';
 import {
@@ -163,3 +164,16 @@ export const FetchOutput = z.object({
   url: z.string().describe('A link to the contact (CONTACT_URL_TEMPLATE).'),
   metadata: z.looseObject({}).meta({ additionalProperties: true }).describe('source, created_at, updated_at and merged_from.'),
 });
+
+makeJsonSchemasOnce(
+  ListContactsInput,
+  ListContactsOutput,
+  GetContactInput,
+  GetContactOutput,
+  SearchContactsInput,
+  SearchContactsOutput,
+  SearchInput,
+  SearchOutput,
+  FetchInput,
+  FetchOutput,
+);
